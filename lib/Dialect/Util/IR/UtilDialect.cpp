@@ -1,0 +1,65 @@
+//===- UtilDialect.cpp - util dialect registration ------------------------===//
+
+#include "fleet/Dialect/Util/IR/UtilDialect.h"
+
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "fleet/Dialect/Util/IR/UtilTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace fleet::util;
+
+#include "fleet/Dialect/Util/IR/UtilDialect.cpp.inc"
+
+#include "fleet/Dialect/Util/IR/UtilInterfaces.cpp.inc"
+#include "fleet/Dialect/Util/IR/UtilTypeInterfaces.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "fleet/Dialect/Util/IR/UtilTypes.cpp.inc"
+
+void UtilDialect::initialize() {
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "fleet/Dialect/Util/IR/UtilOps.cpp.inc"
+      >();
+}
+
+void UtilDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "fleet/Dialect/Util/IR/UtilTypes.cpp.inc"
+      >();
+}
+
+namespace fleet::util {
+
+bool isGlobalTypeCompatible(Type a, Type b) {
+  if (a == b)
+    return true;
+  auto sa = dyn_cast<ShapedType>(a);
+  auto sb = dyn_cast<ShapedType>(b);
+  if (!sa || !sb || sa.getElementType() != sb.getElementType())
+    return false;
+  if (isa<TensorType>(a) != isa<TensorType>(b))
+    return false;
+  return succeeded(verifyCompatibleShape(sa, sb));
+}
+
+namespace detail {
+std::optional<unsigned> getTiedResultOperandIndex(Operation *op,
+                                                  unsigned resultIndex) {
+  auto tied = op->getAttrOfType<ArrayAttr>("tied_operands");
+  int64_t index = fleet::getTiedIndex(tied, resultIndex);
+  if (index < 0)
+    return std::nullopt;
+  auto tiedOp = cast<TiedOpInterface>(op);
+  auto [start, length] = tiedOp.getTiedOperandsIndexAndLength();
+  if (static_cast<unsigned>(index) >= length)
+    return std::nullopt;
+  return start + index;
+}
+} // namespace detail
+
+} // namespace fleet::util

@@ -1,0 +1,44 @@
+//===- InitAll.cpp - dialect and pass registration for Fleet tools --------===//
+
+#include "fleet/Tools/InitAll.h"
+
+#include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void fleet::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<util::UtilDialect, flow::FlowDialect, stream::StreamDialect,
+                  hal::HALDialect>();
+  registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
+                  mlir::bufferization::BufferizationDialect,
+                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::LLVM::LLVMDialect, mlir::linalg::LinalgDialect,
+                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
+                  mlir::transform::TransformDialect,
+                  mlir::vector::VectorDialect>();
+}
+
+void fleet::registerAllPasses() {
+  static bool registered = false;
+  if (registered)
+    return;
+  registered = true;
+  mlir::registerTransformsPasses();
+}
