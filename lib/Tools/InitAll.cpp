@@ -4,6 +4,8 @@
 
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "fleet/Dialect/HAL/Transforms/Passes.h"
+#include "fleet/InputConversion/Passes.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -41,4 +43,6 @@ void fleet::registerAllPasses() {
     return;
   registered = true;
   mlir::registerTransformsPasses();
+  input::registerInputConversionPasses();
+  hal::registerHALPasses();
 }
