@@ -6,6 +6,7 @@
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
+#include "fleet/Pipelines/Pipelines.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -45,4 +46,5 @@ void fleet::registerAllPasses() {
   mlir::registerTransformsPasses();
   input::registerInputConversionPasses();
   hal::registerHALPasses();
+  registerPipelines();
 }

@@ -1,0 +1,32 @@
+//===- Pipelines.cpp - fleet-compile's pass pipelines ---------------------===//
+
+#include "fleet/Pipelines/Pipelines.h"
+
+#include "fleet/Dialect/HAL/Transforms/Passes.h"
+#include "fleet/InputConversion/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace fleet {
+
+void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
+  pm.addPass(input::createConvertToUtilPass());
+  hal::AssignTargetDevicesPassOptions deviceOptions;
+  deviceOptions.targetDevices.assign(options.targetDevices.begin(),
+                                    options.targetDevices.end());
+  pm.addPass(hal::createAssignTargetDevicesPass(deviceOptions));
+  pm.addPass(hal::createResolveDevicePromisesPass());
+  pm.addPass(hal::createMaterializeTopologyPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void registerPipelines() {
+  PassPipelineRegistration<>(
+      "fleet-input-pipeline", "Fleet's input phase (design.md §1)",
+      [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions()); });
+}
+
+} // namespace fleet
