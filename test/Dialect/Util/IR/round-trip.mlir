@@ -98,3 +98,12 @@ util.func private @buffers() {
   %1 = util.buffer.constant : !util.buffer = "bytes"
   util.return
 }
+
+// CHECK-LABEL: @status
+util.func private @status(%s: i32) {
+  // CHECK: util.status.check_ok %arg0, "device work failed"
+  util.status.check_ok %s, "device work failed"
+  // CHECK: util.status.check_ok %arg0{{$}}
+  util.status.check_ok %s
+  util.return
+}

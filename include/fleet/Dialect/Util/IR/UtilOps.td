@@ -331,4 +331,20 @@ def Util_BufferConstantOp : Util_Op<"buffer.constant", [Pure]> {
   }];
 }
 
+def Util_StatusCheckOkOp : Util_Op<"status.check_ok"> {
+  let summary = "Fails the program unless a status is OK (0)";
+  let description = [{
+    Host programs check the `i32` status of `hal.fence.await` and similar
+    with it; a non-zero status aborts the call with `message` and the status.
+    Not in the IR reference: the syntax is IREE's `util.status.check_ok`
+    (docs/ir.md).
+
+    ```mlir
+    util.status.check_ok %status, "device work failed"
+    ```
+  }];
+  let arguments = (ins I32:$status, OptionalAttr<StrAttr>:$message);
+  let assemblyFormat = "$status (`,` $message^)? attr-dict";
+}
+
 #endif // FLEET_DIALECT_UTIL_IR_UTILOPS_TD
