@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace fleet;
@@ -12,7 +13,19 @@ using namespace fleet::flow;
 
 #include "fleet/Dialect/Flow/IR/FlowDialect.cpp.inc"
 
+namespace {
+/// Flow ops carry no state that inlining could break.
+struct FlowInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *op, Region *dest, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+};
+} // namespace
+
 void FlowDialect::initialize() {
+  addInterfaces<FlowInlinerInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "fleet/Dialect/Flow/IR/FlowOps.cpp.inc"
