@@ -155,7 +155,7 @@ def HAL_EncodingTypeOp : HAL_Op<"encoding_type", [Pure]> {
   let results = (outs I32:$result);
   // [ad] before `:`.
   let assemblyFormat = [{
-    `<` ($encoding^):(`dense_row_major`)? `>` attr-dict `:` type($result)
+    `<` ($encoding^):(`` `dense_row_major`)? `>` attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -205,7 +205,7 @@ def HAL_TensorImportOp : HAL_Op<"tensor.import", [
     ($name^)?
     `:` type($source) `->`
     custom<TypeAlias>($target_encoding, type($target))
-    custom<DimsAndAttrDict>($target_dims, attr-dict)
+    `` custom<DimsAndAttrDict>($target_dims, attr-dict)
   }];
   let hasVerifier = 1;
 }

@@ -105,7 +105,7 @@ def HAL_ExecutableConditionOp : HAL_Op<"executable.condition", [
   let regions = (region SizedRegion<1>:$body);
   // Same signature syntax as the `condition` of hal.executable.export.
   let assemblyFormat = [{
-    custom<ConditionRegion>($body) attr-dict-with-keyword
+    `` custom<ConditionRegion>($body) attr-dict-with-keyword
   }];
   let hasRegionVerifier = 1;
 }
@@ -147,9 +147,9 @@ def HAL_ExecutableExportOp : HAL_Op<"executable.export", [
     $sym_name
     (`ordinal` `(` $ordinal^ `)`)?
     `layout` `(` qualified($layout) `)`
-    (`condition` custom<ConditionRegion>($condition)^)?
+    (`condition` `` custom<ConditionRegion>($condition)^)?
     (`fallback` `(` $condition_fallback^ `)`)?
-    (`count` custom<WorkgroupCountRegion>($workgroup_count)^)?
+    (`count` `` custom<WorkgroupCountRegion>($workgroup_count)^)?
     attr-dict-with-keyword
   }];
   let hasRegionVerifier = 1;
