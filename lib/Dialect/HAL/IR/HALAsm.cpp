@@ -285,10 +285,11 @@ static ParseResult parseRegionWithSignature(OpAsmParser &parser, Region &body,
     results.push_back(single);
   }
   if (ArrayRef<Type>(results) != expectedResults) {
-    InFlightDiagnostic diag = parser.emitError(resultsLoc)
-                              << what << " must return (";
-    llvm::interleaveComma(expectedResults, diag);
-    return diag << ")";
+    std::string expected;
+    llvm::raw_string_ostream os(expected);
+    llvm::interleaveComma(expectedResults, os);
+    return parser.emitError(resultsLoc)
+           << what << " must return (" << expected << ")";
   }
   return parser.parseRegion(body, arguments);
 }

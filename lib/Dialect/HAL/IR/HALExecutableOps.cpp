@@ -64,12 +64,13 @@ static LogicalResult verifyDeviceRegion(Operation *op, Region &region,
     if (!ret)
       return op->emitOpError() << what << " must end in hal.return";
     if (TypeRange(ret.getOperands().getTypes()) != results) {
-      InFlightDiagnostic diag = op->emitOpError()
-                                << what << " must return (";
-      llvm::interleaveComma(results, diag);
-      diag << ") through hal.return, got (";
-      llvm::interleaveComma(ret.getOperands().getTypes(), diag);
-      return diag << ")";
+      std::string expected, actual;
+      llvm::raw_string_ostream expectedOs(expected), actualOs(actual);
+      llvm::interleaveComma(results, expectedOs);
+      llvm::interleaveComma(ret.getOperands().getTypes(), actualOs);
+      return op->emitOpError()
+             << what << " must return (" << expected
+             << ") through hal.return, got (" << actual << ")";
     }
   }
   return success();
