@@ -211,19 +211,14 @@ ParseResult parseDimsAndAttrDict(OpAsmParser &parser,
 }
 
 void printDimsAndAttrDict(OpAsmPrinter &p, Operation *op, ValueRange dims,
-                          DictionaryAttr attrs) {
+                          DictionaryAttr) {
   if (!dims.empty()) {
     p << "{";
     p.printOperands(dims);
     p << "}";
   }
   // Only discardable attributes: inherent ones are printed by the format.
-  SmallVector<StringRef> elided;
-  for (StringAttr name : op->getName().getAttributeNames())
-    elided.push_back(name.getValue());
-  elided.push_back("operandSegmentSizes");
-  p.printOptionalAttrDict(attrs ? attrs.getValue() : ArrayRef<NamedAttribute>{},
-                          elided);
+  p.printOptionalAttrDict(op->getDiscardableAttrDictionary().getValue());
 }
 
 //===----------------------------------------------------------------------===//
@@ -261,11 +256,14 @@ void printExecutableTarget(OpAsmPrinter &p, Operation *,
 // Region signatures: custom<ConditionRegion>, custom<WorkgroupCountRegion>
 //===----------------------------------------------------------------------===//
 
-/// `(%a: T, ...) -> results { body }` where the results are fixed by the op:
-/// they are parsed, checked and not stored.
+/// `(%a: T, ...) -> results (attributes {...})? { body }` where the results
+/// are fixed by the op: they are parsed, checked and not stored. The
+/// attribute dictionary is parsed only when `attrs` is given (function-like
+/// ops print it between signature and body, like func.func).
 static ParseResult parseRegionWithSignature(OpAsmParser &parser, Region &body,
                                             ArrayRef<Type> expectedResults,
-                                            StringRef what) {
+                                            StringRef what,
+                                            NamedAttrList *attrs = nullptr) {
   SmallVector<OpAsmParser::Argument> arguments;
   if (failed(parser.parseArgumentList(arguments, AsmParser::Delimiter::Paren,
                                       /*allowType=*/true)) ||
@@ -291,19 +289,26 @@ static ParseResult parseRegionWithSignature(OpAsmParser &parser, Region &body,
     return parser.emitError(resultsLoc)
            << what << " must return (" << expected << ")";
   }
+  if (attrs && failed(parser.parseOptionalAttrDictWithKeyword(*attrs)))
+    return failure();
   return parser.parseRegion(body, arguments);
 }
 
 /// Prints `(%a: T, ...) -> results ` then the region, whose entry block
 /// arguments are the ones in the signature.
 static void printRegionWithSignature(OpAsmPrinter &p, Region &body,
-                                     StringRef results) {
+                                     StringRef results,
+                                     Operation *attrsOf = nullptr) {
   p << "(";
   if (!body.empty())
     llvm::interleaveComma(body.getArguments(), p, [&](BlockArgument arg) {
       p.printRegionArgument(arg);
     });
-  p << ") -> " << results << " ";
+  p << ") -> " << results;
+  if (attrsOf)
+    p.printOptionalAttrDictWithKeyword(
+        attrsOf->getDiscardableAttrDictionary().getValue());
+  p << " ";
   p.printRegion(body, /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/true);
 }
@@ -315,6 +320,17 @@ ParseResult parseConditionRegion(OpAsmParser &parser, Region &body) {
 
 void printConditionRegion(OpAsmPrinter &p, Operation *, Region &body) {
   printRegionWithSignature(p, body, "i1");
+}
+
+ParseResult parseConditionFunction(OpAsmParser &parser, Region &body,
+                                   NamedAttrList &attrs) {
+  Type i1 = parser.getBuilder().getI1Type();
+  return parseRegionWithSignature(parser, body, {i1}, "a condition", &attrs);
+}
+
+void printConditionFunction(OpAsmPrinter &p, Operation *op, Region &body,
+                            DictionaryAttr) {
+  printRegionWithSignature(p, body, "i1", op);
 }
 
 ParseResult parseWorkgroupCountRegion(OpAsmParser &parser, Region &body) {

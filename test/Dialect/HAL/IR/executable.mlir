@@ -66,6 +66,19 @@ hal.executable public lazy @full attributes {note} {
   }
 }
 
+// The condition's attributes go between its signature and its body.
+// CHECK-LABEL: hal.executable private @conditioned {
+hal.executable private @conditioned {
+  // CHECK-NEXT: hal.executable.variant public @v target(<"vmvx", "vmvx-bytecode-fb">) {
+  // CHECK-NEXT:   hal.executable.condition(%arg0: !hal.device) -> i1 attributes {note} {
+  hal.executable.variant public @v target(<"vmvx", "vmvx-bytecode-fb">) {
+    hal.executable.condition(%dev: !hal.device) -> i1 attributes {note} {
+      %false = arith.constant false
+      hal.return %false : i1
+    }
+  }
+}
+
 // An executable without variants yet.
 // CHECK-LABEL: hal.executable private @empty {
 // CHECK-NEXT: }

@@ -70,11 +70,20 @@ void printExecutableTarget(mlir::OpAsmPrinter &p, mlir::Operation *op,
                            ExecutableTargetAttr target);
 
 /// `(%dev: !hal.device, %w: index, ...) -> i1 { ... }`: the condition of
-/// hal.executable.export and the body of hal.executable.condition.
+/// hal.executable.export.
 mlir::ParseResult parseConditionRegion(mlir::OpAsmParser &parser,
                                        mlir::Region &body);
 void printConditionRegion(mlir::OpAsmPrinter &p, mlir::Operation *op,
                           mlir::Region &body);
+
+/// hal.executable.condition: `(%dev: !hal.device) -> i1 attributes {...}
+/// { ... }`, the attribute dictionary between signature and body as in
+/// IREE's function-like form.
+mlir::ParseResult parseConditionFunction(mlir::OpAsmParser &parser,
+                                         mlir::Region &body,
+                                         mlir::NamedAttrList &attrs);
+void printConditionFunction(mlir::OpAsmPrinter &p, mlir::Operation *op,
+                            mlir::Region &body, mlir::DictionaryAttr attrs);
 
 /// `(%dev: !hal.device, %w: index, ...) -> (index, index, index) { ... }`:
 /// the workgroup count region of hal.executable.export.

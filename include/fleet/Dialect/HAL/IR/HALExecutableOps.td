@@ -103,9 +103,9 @@ def HAL_ExecutableConditionOp : HAL_Op<"executable.condition", [
     ```
   }];
   let regions = (region SizedRegion<1>:$body);
-  // Same signature syntax as the `condition` of hal.executable.export.
+  // IREE's function-like form: signature, `attributes {...}`, body.
   let assemblyFormat = [{
-    `` custom<ConditionRegion>($body) attr-dict-with-keyword
+    `` custom<ConditionFunction>($body, attr-dict)
   }];
   let hasRegionVerifier = 1;
 }
