@@ -92,6 +92,19 @@ LogicalResult ElementTypeOp::verify() {
             "f8 or complex-of-float type of at most 255 bits)";
 }
 
+OpFoldResult ElementTypeOp::fold(FoldAdaptor) {
+  // A type without a code never verifies; it is just not a constant.
+  if (std::optional<int32_t> code = getTypeValue(getType()))
+    return IntegerAttr::get(getResult().getType(), *code);
+  return {};
+}
+
+OpFoldResult EncodingTypeOp::fold(FoldAdaptor) {
+  if (getEncodingAttr())
+    return {};
+  return IntegerAttr::get(getType(), kDenseRowMajor);
+}
+
 LogicalResult EncodingTypeOp::verify() {
   if (auto encoding = getEncodingAttr())
     return emitOpError("encoding ")

@@ -56,6 +56,65 @@ util.func public @equal_values_merge() -> (i32, i32) {
 
 // -----
 
+// hal.element_type and hal.encoding_type fold to their runtime codes,
+// `(kind << 24) | bits` (ir-reference.md); every comparison below folds to
+// true exactly when the code is right.
+// CHECK-LABEL: @element_type_codes
+util.func public @element_type_codes() -> (i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1) {
+  // CHECK: %[[TRUE:.+]] = arith.constant true
+  // CHECK-NEXT: util.return %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]], %[[TRUE]] :
+  %f32 = hal.element_type<f32> : i32
+  %f32_code = arith.constant 0x21000020 : i32
+  %0 = arith.cmpi eq, %f32, %f32_code : i32
+  // i1 is stored as 8 bits.
+  %i1 = hal.element_type<i1> : i32
+  %i1_code = arith.constant 0x13000008 : i32
+  %1 = arith.cmpi eq, %i1, %i1_code : i32
+  %i8 = hal.element_type<i8> : i32
+  %i8_code = arith.constant 0x10000008 : i32
+  %2 = arith.cmpi eq, %i8, %i8_code : i32
+  %si32 = hal.element_type<si32> : i32
+  %si32_code = arith.constant 0x11000020 : i32
+  %3 = arith.cmpi eq, %si32, %si32_code : i32
+  %ui16 = hal.element_type<ui16> : i32
+  %ui16_code = arith.constant 0x12000010 : i32
+  %4 = arith.cmpi eq, %ui16, %ui16_code : i32
+  %bf16 = hal.element_type<bf16> : i32
+  %bf16_code = arith.constant 0x22000010 : i32
+  %5 = arith.cmpi eq, %bf16, %bf16_code : i32
+  %f16 = hal.element_type<f16> : i32
+  %f16_code = arith.constant 0x21000010 : i32
+  %6 = arith.cmpi eq, %f16, %f16_code : i32
+  %f64 = hal.element_type<f64> : i32
+  %f64_code = arith.constant 0x21000040 : i32
+  %7 = arith.cmpi eq, %f64, %f64_code : i32
+  // Complex: twice the part width.
+  %c64 = hal.element_type<complex<f32>> : i32
+  %c64_code = arith.constant 0x23000040 : i32
+  %8 = arith.cmpi eq, %c64, %c64_code : i32
+  %e5m2 = hal.element_type<f8E5M2> : i32
+  %e5m2_code = arith.constant 0x24000008 : i32
+  %9 = arith.cmpi eq, %e5m2, %e5m2_code : i32
+  %e4m3fn = hal.element_type<f8E4M3FN> : i32
+  %e4m3fn_code = arith.constant 0x25000008 : i32
+  %10 = arith.cmpi eq, %e4m3fn, %e4m3fn_code : i32
+  %e5m2fnuz = hal.element_type<f8E5M2FNUZ> : i32
+  %e5m2fnuz_code = arith.constant 0x26000008 : i32
+  %11 = arith.cmpi eq, %e5m2fnuz, %e5m2fnuz_code : i32
+  %e4m3fnuz = hal.element_type<f8E4M3FNUZ> : i32
+  %e4m3fnuz_code = arith.constant 0x27000008 : i32
+  %12 = arith.cmpi eq, %e4m3fnuz, %e4m3fnuz_code : i32
+  %e8m0 = hal.element_type<f8E8M0FNU> : i32
+  %e8m0_code = arith.constant 0x28000008 : i32
+  %13 = arith.cmpi eq, %e8m0, %e8m0_code : i32
+  %enc = hal.encoding_type<dense_row_major> : i32
+  %c1 = arith.constant 1 : i32
+  %14 = arith.cmpi eq, %enc, %c1 : i32
+  util.return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14 : i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1
+}
+
+// -----
+
 // One candidate is the selection.
 // CHECK-LABEL: @select_single_candidate
 // CHECK-SAME: (%[[DEV:.+]]: !hal.device, %[[Q:.+]]: i64, %{{.+}}: i32, %{{.+}}: i32)

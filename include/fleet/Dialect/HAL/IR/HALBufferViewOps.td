@@ -117,7 +117,7 @@ def HAL_BufferViewAssertOp : HAL_Op<"buffer_view.assert"> {
   }];
 }
 
-def HAL_ElementTypeOp : HAL_Op<"element_type", [Pure]> {
+def HAL_ElementTypeOp : HAL_Op<"element_type", [ConstantLike, Pure]> {
   let summary = "The runtime element-type code of a type";
   let description = [{
     `(kind << 24) | bits` with kinds `0x10` signless int, `0x11` signed,
@@ -125,6 +125,8 @@ def HAL_ElementTypeOp : HAL_Op<"element_type", [Pure]> {
     `0x22` bf16, `0x23` complex (bits = twice the part width) and
     `0x24`..`0x28` f8 E5M2, E4M3FN, E5M2FNUZ, E4M3FNUZ, E8M0FNU
     (ir-reference.md). Other types are rejected by the verifier.
+    Constant-like: it folds to the code (so the host program needs no type
+    table).
 
     ```mlir
     %et = hal.element_type<f32> : i32
@@ -135,17 +137,19 @@ def HAL_ElementTypeOp : HAL_Op<"element_type", [Pure]> {
   // [ad] before `:`.
   let assemblyFormat = "`<` $type `>` attr-dict `:` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// The runtime code of `type`, or nullopt when it has none.
     static std::optional<int32_t> getTypeValue(::mlir::Type type);
   }];
 }
 
-def HAL_EncodingTypeOp : HAL_Op<"encoding_type", [Pure]> {
+def HAL_EncodingTypeOp : HAL_Op<"encoding_type", [ConstantLike, Pure]> {
   let summary = "The runtime encoding code (dense row-major)";
   let description = [{
     The constant 1, dense row-major: the only encoding Fleet supports. An
     attribute between the brackets parses but is rejected by the verifier.
+    Constant-like: it folds to 1.
 
     ```mlir
     %enc = hal.encoding_type<dense_row_major> : i32
@@ -158,6 +162,7 @@ def HAL_EncodingTypeOp : HAL_Op<"encoding_type", [Pure]> {
     `<` ($encoding^):(`` `dense_row_major`)? `>` attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDeclaration = [{
     /// Runtime code of dense row-major contents.
     static constexpr int32_t kDenseRowMajor = 1;
