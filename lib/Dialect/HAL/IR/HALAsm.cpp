@@ -99,8 +99,8 @@ ParseResult parseDispatchBindings(OpAsmParser &parser,
 void printDispatchBindings(OpAsmPrinter &p, Operation *, ValueRange buffers,
                            TypeRange bufferTypes, ValueRange offsets,
                            ValueRange lengths) {
-  // One binding per line, indented one level deeper than the op; the
-  // closing `]` goes back to the op's indentation plus one (IREE's layout).
+  // One binding per line, one level deeper than the op; the closing `])`
+  // returns to the op's indentation (the layout of the reference and IREE).
   size_t count =
       std::min({buffers.size(), offsets.size(), lengths.size()});
   p.increaseIndent();
