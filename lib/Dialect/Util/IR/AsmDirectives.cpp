@@ -235,6 +235,21 @@ void printSizedType(OpAsmPrinter &p, Operation *, Type type, ValueRange dims) {
   printBracedOperands(p, dims);
 }
 
+ParseResult parseSizeAwareType(OpAsmParser &parser, Type &type,
+                               UnresolvedOperand &size) {
+  if (failed(parser.parseType(type)) || failed(parser.parseLBrace()) ||
+      failed(parser.parseOperand(size)) || failed(parser.parseRBrace()))
+    return failure();
+  return success();
+}
+
+void printSizeAwareType(OpAsmPrinter &p, Operation *, Type type, Value size) {
+  p.printType(type);
+  p << "{";
+  p.printOperand(size);
+  p << "}";
+}
+
 unsigned getDynamicDimCount(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     return shaped.hasRank() ? shaped.getNumDynamicDims() : 0;

@@ -80,6 +80,14 @@ ParseResult parseSizedType(OpAsmParser &parser, Type &type,
 void printSizedType(OpAsmPrinter &p, Operation *op, Type type,
                     ValueRange dims);
 
+/// `T{%size}` for a size-aware type with exactly one byte size
+/// (ir-reference.md, "Sizes in braces"): the braces are always printed and
+/// required on parse, with no space before `{`.
+ParseResult parseSizeAwareType(OpAsmParser &parser, Type &type,
+                               UnresolvedOperand &size);
+void printSizeAwareType(OpAsmPrinter &p, Operation *op, Type type,
+                        mlir::Value size);
+
 /// `{%a, %b}`, optional, printed only when non-empty.
 ParseResult parseOptionalBracedOperands(
     OpAsmParser &parser, llvm::SmallVectorImpl<UnresolvedOperand> &values);
