@@ -158,7 +158,7 @@ LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
     auto import = hal::TensorImportOp::create(
         b, loc, tensorType, affinity, waitFence, /*consume=*/false, arg,
         /*source_offset=*/Value{}, b.getStringAttr("input" + Twine(i)),
-        TypeAttr::get(tensorType), ValueRange{});
+        tensorType, ValueRange{});
     callArgs.push_back(import.getResult());
   }
   auto call = util::CallOp::create(b, loc, func, callArgs);
@@ -187,8 +187,8 @@ LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
     if (tensors.empty()) {
       hal::FenceSignalOp::create(b, loc, signalFence);
     } else {
-      auto barrier = hal::TensorBarrierOp::create(b, loc, ValueRange(tensors),
-                                                  signalFence);
+      auto barrier = hal::TensorBarrierOp::create(
+          b, loc, ValueRange(tensors).getTypes(), tensors, signalFence);
       for (auto [k, pos] : llvm::enumerate(positions))
         results[pos] = barrier.getResult(k);
     }
@@ -276,8 +276,8 @@ LogicalResult wrapImport(ModuleOp module, util::FuncOp decl,
     signalFence = hal::FenceCreateOp::create(b, loc, fenceType, *device, flags);
     // The wait fence is reached when the arguments are ready.
     if (!tensorArgs.empty()) {
-      auto barrier =
-          hal::TensorBarrierOp::create(b, loc, ValueRange(tensorArgs), waitFence);
+      auto barrier = hal::TensorBarrierOp::create(
+          b, loc, ValueRange(tensorArgs).getTypes(), tensorArgs, waitFence);
       unsigned k = 0;
       for (Value &source : exportedSources)
         if (isa<RankedTensorType>(source.getType()))
@@ -321,8 +321,8 @@ LogicalResult wrapImport(ModuleOp module, util::FuncOp decl,
                           resultAffinity ? resultAffinity : affinity,
                           signalFence, /*consume=*/false, result,
                           /*source_offset=*/Value{},
-                          b.getStringAttr("result" + Twine(i)),
-                          TypeAttr::get(tensorType), ValueRange{})
+                          b.getStringAttr("result" + Twine(i)), tensorType,
+                          ValueRange{})
                           .getResult());
   }
   util::ReturnOp::create(b, loc, results);

@@ -17,6 +17,12 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   deviceOptions.targetDevices.assign(options.targetDevices.begin(),
                                     options.targetDevices.end());
   pm.addPass(hal::createAssignTargetDevicesPass(deviceOptions));
+  input::WrapEntryPointsPassOptions wrapOptions;
+  wrapOptions.executionModel =
+      options.asyncExternal ? "async-external" : "async-internal";
+  pm.addPass(input::createWrapEntryPointsPass(wrapOptions));
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
   pm.addPass(hal::createResolveDevicePromisesPass());
   pm.addPass(hal::createMaterializeTopologyPass());
   pm.addPass(createCanonicalizerPass());

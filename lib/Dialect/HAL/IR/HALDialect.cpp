@@ -5,6 +5,7 @@
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -18,7 +19,19 @@ using namespace fleet::hal;
 #define GET_TYPEDEF_CLASSES
 #include "fleet/Dialect/HAL/IR/HALTypes.cpp.inc"
 
+namespace {
+/// Host code with hal ops (ABI shims) may be inlined into its callers.
+struct HALInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *op, Region *dest, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+};
+} // namespace
+
 void HALDialect::initialize() {
+  addInterfaces<HALInlinerInterface>();
   registerAttributes();
   registerTypes();
   // The op definitions are sharded (HALOpsShard*.cpp); this calls each
