@@ -409,6 +409,20 @@ void printExplicitResourceRegion(OpAsmPrinter &p, Operation *,
                 /*printBlockTerminators=*/false);
 }
 
+ParseResult parseImplicitYieldRegion(OpAsmParser &parser, Region &body) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (failed(parser.parseRegion(body)))
+    return failure();
+  OpBuilder builder(parser.getContext());
+  CmdSerialOp::ensureTerminator(body, builder, parser.getEncodedSourceLoc(loc));
+  return success();
+}
+
+void printImplicitYieldRegion(OpAsmPrinter &p, Operation *, Region &body) {
+  p.printRegion(body, /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
 //===----------------------------------------------------------------------===//
 // custom<PackSliceRanges>
 //===----------------------------------------------------------------------===//

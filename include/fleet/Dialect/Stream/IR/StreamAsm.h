@@ -89,6 +89,11 @@ void printExplicitResourceRegion(OpAsmPrinter &p, Operation *op,
                                  ValueRange operands, TypeRange operandTypes,
                                  ValueRange operandSizes, Region &body);
 
+/// cmd.serial / cmd.concurrent: `{ body }` whose `stream.yield` is
+/// implicit (added on parse, never printed).
+ParseResult parseImplicitYieldRegion(OpAsmParser &parser, Region &body);
+void printImplicitYieldRegion(OpAsmPrinter &p, Operation *op, Region &body);
+
 /// resource.pack: `{ [start, end] = %size, ... }`, one slice per line; a
 /// trailing comma and an empty list parse. One `index` offset result per
 /// slice.

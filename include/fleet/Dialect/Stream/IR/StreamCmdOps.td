@@ -70,7 +70,7 @@ def Stream_CmdSerialOp : Stream_Op<"cmd.serial", [
     ```
   }];
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$body attr-dict-with-keyword";
+  let assemblyFormat = "custom<ImplicitYieldRegion>($body) attr-dict-with-keyword";
   let hasRegionVerifier = 1;
 }
 
@@ -91,7 +91,7 @@ def Stream_CmdConcurrentOp : Stream_Op<"cmd.concurrent", [
     ```
   }];
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$body attr-dict-with-keyword";
+  let assemblyFormat = "custom<ImplicitYieldRegion>($body) attr-dict-with-keyword";
   let hasRegionVerifier = 1;
 }
 
