@@ -184,7 +184,7 @@ static LogicalResult verifyRangedOperands(OpT op) {
       failed(verifySizedValueCount(op, "result size", op.getResultTypes(),
                                    op.getResultSizes())) ||
       failed(verifyTiedOperands(op, op.getTiedOperandsAttr(),
-                                op.getNumResults(), operands.getTypes())))
+                                op.getResultTypes(), operands.getTypes())))
     return failure();
   return success();
 }
@@ -390,8 +390,8 @@ void AsyncFuncOp::print(OpAsmPrinter &p) {
 LogicalResult AsyncFuncOp::verify() {
   if (!getBody().empty())
     return emitOpError() << "is a declaration and must not have a body";
-  return verifyTiedOperands(*this, getTiedOperandsAttr(),
-                            getResultTypes().size(), getArgumentTypes());
+  return verifyTiedOperands(*this, getTiedOperandsAttr(), getResultTypes(),
+                            getArgumentTypes());
 }
 
 //===----------------------------------------------------------------------===//
@@ -408,7 +408,7 @@ static LogicalResult verifyResourceRegionOp(OpT op) {
                                    op.getResults().getTypes(),
                                    op.getResultSizes())) ||
       failed(verifyTiedOperands(op, op.getTiedOperandsAttr(),
-                                op.getResults().size(),
+                                op.getResults().getTypes(),
                                 op.getResourceOperands().getTypes())))
     return failure();
   return success();

@@ -329,10 +329,15 @@ LogicalResult CmdCallOp::verify() {
       failed(verifyValueCount(*this, "resource access", resources,
                               getResourceOperandAccesses().size())) ||
       failed(verifySizedValueCount(*this, "result size", getResultTypes(),
-                                   getResultSizes())) ||
-      failed(verifyTiedOperands(*this, getTiedOperandsAttr(), getNumResults(),
-                                operands.getTypes())))
+                                   getResultSizes())))
     return failure();
+  // Results are primitives returned by value; nothing reuses storage.
+  if (getTiedOperandsAttr() &&
+      llvm::any_of(llvm::seq<unsigned>(0, getNumResults()), [&](unsigned i) {
+        return getTiedIndex(getTiedOperandsAttr(), i) >= 0;
+      }))
+    return emitOpError() << "results are primitives and cannot be tied to "
+                         << "operands";
   return verifyAccesses(*this, getResourceOperandAccesses());
 }
 

@@ -120,7 +120,7 @@ LogicalResult TestTimelineOp::verify() {
       failed(verifySizedValueCount(*this, "result size",
                                    getResults().getTypes(), getResultSizes())) ||
       failed(verifyTiedOperands(*this, getTiedOperandsAttr(),
-                                getResults().size(),
+                                getResults().getTypes(),
                                 getResourceOperands().getTypes())))
     return failure();
   return success();

@@ -23,9 +23,10 @@ LogicalResult verifyEncoding(Operation *op, StringRef name, Type encoding,
 }
 
 LogicalResult verifyTiedOperands(Operation *op, ArrayAttr tied,
-                                 unsigned numResults, TypeRange tieable) {
+                                 TypeRange results, TypeRange tieable) {
   if (!tied)
     return success();
+  unsigned numResults = results.size();
   if (tied.size() != numResults)
     return op->emitOpError() << "tied_operands has " << tied.size()
                              << " entries but the op has " << numResults
@@ -40,6 +41,9 @@ LogicalResult verifyTiedOperands(Operation *op, ArrayAttr tied,
     if (!isResource(tieable[index]))
       return op->emitOpError() << "result " << i << " is tied to operand "
                                << index << ", which is not a resource";
+    if (!isResource(results[i]))
+      return op->emitOpError() << "result " << i << " is tied to operand "
+                               << index << " but is not a resource";
   }
   return success();
 }

@@ -24,9 +24,9 @@ mlir::LogicalResult verifyEncoding(mlir::Operation *op, llvm::StringRef name,
                                    mlir::Type encoding, mlir::ValueRange dims);
 
 /// `tied` (may be null) must have one entry per result, each -1 or the
-/// index of a resource in `tieable`.
+/// index of a resource in `tieable`; a tied result is a resource itself.
 mlir::LogicalResult verifyTiedOperands(mlir::Operation *op, mlir::ArrayAttr tied,
-                                       unsigned numResults,
+                                       mlir::TypeRange results,
                                        mlir::TypeRange tieable);
 
 /// Byte size of value `index` of a list whose size-aware values have their

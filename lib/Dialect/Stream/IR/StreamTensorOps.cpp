@@ -326,8 +326,8 @@ LogicalResult TensorDispatchOp::verify() {
                               getResultEncodingDims().size())) ||
       failed(verifySizedValueCount(*this, "result size", getResultTypes(),
                                    getResultSizes())) ||
-      failed(verifyTiedOperands(*this, getTiedOperandsAttr(), getNumResults(),
-                                operands.getTypes())))
+      failed(verifyTiedOperands(*this, getTiedOperandsAttr(),
+                                getResultTypes(), operands.getTypes())))
     return failure();
   // A tied result reuses the operand's storage, so it has its encoding.
   for (unsigned i = 0; i < getNumResults(); ++i) {

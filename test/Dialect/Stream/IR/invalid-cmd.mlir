@@ -306,3 +306,14 @@ util.func private @f(%r: !stream.resource<transient>, %sz: index, %c0: index) {
   } => !stream.timepoint
   util.return
 }
+
+// -----
+
+stream.cmd.func private @ext(%arg0[%arg1 for %arg2]: !stream.resource<*>) -> i32
+util.func private @f(%r: !stream.resource<transient>, %sz: index, %c0: index) {
+  %tp = stream.cmd.execute with(%r as %cr: !stream.resource<transient>{%sz}) {
+    // expected-error @+1 {{results are primitives and cannot be tied to operands}}
+    %x = stream.cmd.call @ext(rw %cr[%c0 for %sz]) : (!stream.resource<transient>{%sz}) -> %cr as i32
+  } => !stream.timepoint
+  util.return
+}

@@ -132,3 +132,19 @@ util.func private @f() {
   %d = stream.context.resolve on(#hal.device.topology<links = []>) : !hal.device
   util.return
 }
+
+// -----
+
+util.func private @f(%x: !stream.resource<*>, %sz: index) {
+  // expected-error @+1 {{result 0 is tied to operand 0 but is not a resource}}
+  %r, %t = stream.test.timeline_op with(%x) : (!stream.resource<*>{%sz}) -> %x as i32 => !stream.timepoint
+  util.return
+}
+
+// -----
+
+util.func private @f(%n: index) {
+  // expected-error @+1 {{result 0 is tied to operand 0, which is not a resource}}
+  %r, %t = stream.test.timeline_op with(%n) : (index) -> %n => !stream.timepoint
+  util.return
+}
