@@ -79,7 +79,7 @@ util.func private @test_ops(%v: !hal.buffer_view, %w0: !stream.test.fence, %w1: 
   stream.test.timeline_aware() waits() signals(%s) {t} : () -> ()
   // CHECK: stream.test.timeline_op await_limit(2) await(%arg4, %arg5) => with(%arg6) : (!stream.resource<*>{%arg7}) -> %arg6{%arg7} => !stream.timepoint
   %r, %t = stream.test.timeline_op await_limit(2) await(%a, %b) => with(%x) : (!stream.resource<*>{%sz}) -> %x{%sz} => !stream.timepoint
-  // CHECK: stream.test.timeline_op with() {o} : () -> () => !stream.timepoint
-  %t2 = stream.test.timeline_op with() {o} : () -> () => !stream.timepoint
+  // CHECK: stream.test.timeline_op with() : () -> () => !stream.timepoint attributes {o}
+  %t2 = stream.test.timeline_op with() : () -> () => !stream.timepoint attributes {o}
   util.return
 }

@@ -61,11 +61,11 @@ util.func private @pack(%base: index, %s0: index, %s1: index) {
     [0, 4] = %s0,
     [2, 7] = %s1
   }) : index
-  // A trailing comma parses; attributes go before `:`.
+  // A trailing comma parses; attributes go at the end.
   // CHECK:      stream.resource.pack slices({
   // CHECK-NEXT:   [1, 1] = %arg1
-  // CHECK-NEXT: }) {p} : index
-  %total2, %o2 = stream.resource.pack slices({[1, 1] = %s0,}) {p} : index
+  // CHECK-NEXT: }) : index attributes {p}
+  %total2, %o2 = stream.resource.pack slices({[1, 1] = %s0,}) : index attributes {p}
   // An empty list.
   // CHECK: stream.resource.pack slices({}) : index
   %total3 = stream.resource.pack slices({}) : index

@@ -227,8 +227,7 @@ def Stream_TestTimelineOp : Stream_Op<"test.timeline_op", [
   let assemblyFormat = [{
     (`await_limit` `(` $await_limit^ `)`)?
     (`await` `(` $await_timepoints^ `)` `=` `` `>`)?
-    `with` `(` $resource_operands `)`
-    attr-dict `:`
+    `with` `(` $resource_operands `)` `:`
     custom<ShapedFunctionType>(ref($resource_operands),
                                type($resource_operands),
                                $resource_operand_sizes,
@@ -236,6 +235,7 @@ def Stream_TestTimelineOp : Stream_Op<"test.timeline_op", [
                                $result_sizes,
                                $tied_operands)
     `=` `` `>` type($result_timepoint)
+    attr-dict-with-keyword
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = Stream_TimelineSetAwaitDecl;

@@ -28,9 +28,7 @@ def Stream_AffinityAttr : AttrInterface<"AffinityAttrInterface"> {
 def Stream_AffinityOp : OpInterface<"AffinityOpInterface"> {
   let cppNamespace = "::fleet::stream";
   let description = [{
-    An op with an `on(#aff)` clause: where it executes (the inherent attribute
-    `affinity`; ir-reference.md "Affinity clause"). The attribute is null when
-    the op does not name one and placement is inherited from enclosing ops.
+    An op with an `on(#aff)` clause: where it executes (null = inherited).
   }];
   let methods = [
     InterfaceMethod<[{
@@ -48,9 +46,7 @@ def Stream_AffinityOp : OpInterface<"AffinityOpInterface"> {
 def Stream_TimelineOp : OpInterface<"TimelineOpInterface"> {
   let cppNamespace = "::fleet::stream";
   let description = [{
-    An op ordered on the device timeline: it waits for zero or more
-    `!stream.timepoint`s and may produce one that is reached when its work is
-    done (execute regions, queue-ordered alloca/dealloca, timepoint ops).
+    An op ordered on the device timeline: the timepoints it awaits and the one it produces.
   }];
   let methods = [
     InterfaceMethod<"The timepoints the op waits for (possibly none).",
@@ -69,9 +65,7 @@ def Stream_TimelineOp : OpInterface<"TimelineOpInterface"> {
 def Stream_StreamableOp : OpInterface<"StreamableOpInterface"> {
   let cppNamespace = "::fleet::stream";
   let description = [{
-    An op that may be scheduled into a stream.async.execute or
-    stream.async.concurrent region (async and tensor ops), or that may appear
-    in a stream.cmd.execute region (cmd ops).
+    An op allowed inside async.execute/concurrent (async, tensor) or cmd.execute (cmd).
   }];
   let methods = [
     InterfaceMethod<[{

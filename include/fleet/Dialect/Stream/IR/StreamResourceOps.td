@@ -442,7 +442,8 @@ def Stream_ResourcePackOp : Stream_PureOp<"resource.pack", [
     custom<PackSliceRanges>($lifetime_intervals, $dynamic_slice_sizes,
                             type($packed_offsets))
     `)`
-    attr-dict `:` type($total_length)
+    `:` type($total_length)
+    attr-dict-with-keyword
   }];
   let hasVerifier = 1;
 }
