@@ -22,7 +22,6 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
       options.asyncExternal ? "async-external" : "async-internal";
   pm.addPass(input::createWrapEntryPointsPass(wrapOptions));
   pm.addPass(createInlinerPass());
-  pm.addPass(createSymbolDCEPass());
   pm.addPass(hal::createResolveDevicePromisesPass());
   pm.addPass(hal::createMaterializeTopologyPass());
   pm.addPass(createCanonicalizerPass());

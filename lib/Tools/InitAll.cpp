@@ -2,7 +2,9 @@
 
 #include "fleet/Tools/InitAll.h"
 
+#include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
@@ -46,5 +48,7 @@ void fleet::registerAllPasses() {
   mlir::registerTransformsPasses();
   input::registerInputConversionPasses();
   hal::registerHALPasses();
+  flow::registerFlowPasses();
+  registerConversionPasses();
   registerPipelines();
 }
