@@ -10,6 +10,7 @@
 #include "fleet/InputConversion/Passes.h"
 #include "fleet/Pipelines/Pipelines.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,6 +50,7 @@ void fleet::registerAllPasses() {
   input::registerInputConversionPasses();
   hal::registerHALPasses();
   flow::registerFlowPasses();
+  stream::registerStreamPasses();
   registerConversionPasses();
   registerPipelines();
 }

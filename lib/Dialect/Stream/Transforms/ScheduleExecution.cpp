@@ -266,9 +266,14 @@ struct ScheduleExecutionPass
       if (!isa<util::FuncOp, util::InitializerOp>(op))
         return;
       op->walk([&](Block *block) {
-        if (!block->getParentOp()->getParentOfType<AsyncExecuteOp>() &&
-            !isa<AsyncExecuteOp, AsyncConcurrentOp>(block->getParentOp()))
-          blocks.push_back(block);
+        // Only host blocks: not the bodies of (async or cmd) regions.
+        Operation *parent = block->getParentOp();
+        if (isa<AsyncExecuteOp, AsyncConcurrentOp, CmdExecuteOp,
+                CmdSerialOp, CmdConcurrentOp>(parent) ||
+            parent->getParentOfType<AsyncExecuteOp>() ||
+            parent->getParentOfType<CmdExecuteOp>())
+          return;
+        blocks.push_back(block);
       });
     });
     for (Block *block : blocks) {
