@@ -34,8 +34,7 @@ struct AnnotateAffinitiesPass
     Attribute none = builder.getUnitAttr();
     auto orNone = [&](Attribute a) { return a ? a : none; };
     getOperation().walk([&](Operation *op) {
-      if (isa<ExecutableOp>(op->getParentOp()) ||
-          op->getParentOfType<ExecutableOp>())
+      if (op->getParentOfType<ExecutableOp>())
         return;
       Attribute execution = analysis.getExecutionAffinity(op);
       if (!execution)
