@@ -6,6 +6,7 @@
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
 #include "fleet/Dialect/Stream/Transforms/Passes.h"
+#include "fleet/Dialect/Util/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -24,6 +25,7 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   wrapOptions.executionModel =
       options.asyncExternal ? "async-external" : "async-internal";
   pm.addPass(input::createWrapEntryPointsPass(wrapOptions));
+  pm.addPass(util::createAttributeCallGraphPass());
   pm.addPass(createInlinerPass());
   pm.addPass(hal::createResolveDevicePromisesPass());
   pm.addPass(hal::createMaterializeTopologyPass());

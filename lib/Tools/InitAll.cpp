@@ -12,6 +12,7 @@
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Stream/Transforms/Passes.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "fleet/Dialect/Util/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -51,6 +52,7 @@ void fleet::registerAllPasses() {
   hal::registerHALPasses();
   flow::registerFlowPasses();
   stream::registerStreamPasses();
+  util::registerUtilPasses();
   registerConversionPasses();
   registerPipelines();
 }
