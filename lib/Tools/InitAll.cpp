@@ -5,6 +5,7 @@
 #include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
+#include "fleet/Dialect/HAL/IR/HALExternalModels.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
@@ -32,6 +33,7 @@
 void fleet::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<util::UtilDialect, flow::FlowDialect, stream::StreamDialect,
                   hal::HALDialect>();
+  hal::registerExternalModels(registry);
   registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,

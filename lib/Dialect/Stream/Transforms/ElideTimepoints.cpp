@@ -41,7 +41,23 @@ void collectCovered(Value timepoint, llvm::SetVector<Value> &covered,
   if (!producer)
     return;
   SmallVector<Value> awaits;
-  if (auto join = dyn_cast<TimepointJoinOp>(producer))
+  if (auto import = dyn_cast<TimepointImportOp>(producer)) {
+    // The signal of a timeline-aware op is reached only after its waits.
+    for (Value fence : import.getOperands())
+      for (Operation *user : fence.getUsers()) {
+        auto aware = dyn_cast<TimelineAwareOpInterface>(user);
+        if (!aware || !aware.isTimelineAware() ||
+            aware.getSignalFence() != fence)
+          continue;
+        for (Value wait : aware.getWaitFences()) {
+          if (auto exported = wait.getDefiningOp<TimepointExportOp>())
+            awaits.push_back(exported.getAwaitTimepoint());
+          for (Operation *waitUser : wait.getUsers())
+            if (auto chain = dyn_cast<TimepointChainExternalOp>(waitUser))
+              awaits.push_back(chain.getAwaitTimepoint());
+        }
+      }
+  } else if (auto join = dyn_cast<TimepointJoinOp>(producer))
     awaits.assign(join.getAwaitTimepoints().begin(),
                   join.getAwaitTimepoints().end());
   else if (auto timeline = dyn_cast<TimelineOpInterface>(producer))

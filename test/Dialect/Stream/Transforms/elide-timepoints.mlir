@@ -17,3 +17,20 @@ util.func public @covered(%x: !stream.resource<transient>, %sz: index) {
   } => !stream.timepoint
   util.return
 }
+
+// An aware op's signal covers the waits exported into it: a region that
+// awaits both the producer and the aware op's signal awaits the signal only.
+// CHECK-LABEL: @aware_covers
+// CHECK: %[[S:.+]] = stream.timepoint.import
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@a>) await(%[[S]]) =>
+util.func public @aware_covers(%x: !stream.resource<transient>, %sz: index, %v: !hal.buffer_view, %s: !stream.test.fence) {
+  %t1 = stream.cmd.execute on(#hal.device.affinity<@a>) with(%x as %cx: !stream.resource<transient>{%sz}) {
+  } => !stream.timepoint
+  %w = stream.timepoint.export on(#hal.device.affinity<@a>) %t1 => (!stream.test.fence)
+  %o = stream.test.timeline_aware(%v) waits(%w) signals(%s) : (!hal.buffer_view) -> !hal.buffer_view
+  %ts = stream.timepoint.import on(#hal.device.affinity<@a>) %s : (!stream.test.fence) => !stream.timepoint
+  %j = stream.timepoint.join max(%t1, %ts) => !stream.timepoint
+  %t2 = stream.cmd.execute on(#hal.device.affinity<@a>) await(%j) => with(%x as %cx: !stream.resource<transient>{%sz}) {
+  } => !stream.timepoint
+  util.return
+}
