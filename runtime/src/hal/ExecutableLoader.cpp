@@ -29,6 +29,27 @@ std::string toMessage(llvm::Error error) {
   return llvm::toString(std::move(error));
 }
 
+/// Link errors (unresolved symbols, bad relocations) reach ORC's session
+/// error reporter, not the failing lookup. Materialization runs on the
+/// thread that looks the symbol up (LLJIT without compile threads), so a
+/// per-thread buffer ties them to the load that caused them.
+thread_local std::string sessionErrors;
+
+void reportSessionError(llvm::Error error) {
+  if (!sessionErrors.empty())
+    sessionErrors += "; ";
+  sessionErrors += toMessage(std::move(error));
+}
+
+/// The lookup error plus what the session reported while it ran.
+std::string withSessionErrors(llvm::Error error) {
+  std::string message = toMessage(std::move(error));
+  if (!sessionErrors.empty())
+    message += " (" + sessionErrors + ")";
+  sessionErrors.clear();
+  return message;
+}
+
 /// Kept alive by the Executable; drops the executable's code when it dies.
 struct LoadedCode {
   std::shared_ptr<ExecutableLoader::Impl> impl;
@@ -64,6 +85,7 @@ StatusOr<std::unique_ptr<ExecutableLoader>> ExecutableLoader::create() {
                       toMessage(jit.takeError()));
   auto impl = std::make_shared<Impl>();
   impl->jit = std::move(*jit);
+  impl->jit->getExecutionSession().setErrorReporter(reportSessionError);
   impl->setupNanoseconds = monotonicNanoseconds() - start;
   return std::unique_ptr<ExecutableLoader>(new ExecutableLoader(impl));
 }
@@ -72,6 +94,7 @@ StatusOr<Ref<Executable>>
 ExecutableLoader::load(const std::string &name, Span<const uint8_t> object,
                        const std::vector<std::string> &exportNames) {
   uint64_t start = monotonicNanoseconds();
+  sessionErrors.clear();
   auto code = std::make_shared<LoadedCode>();
   code->impl = impl_;
   {
@@ -92,7 +115,7 @@ ExecutableLoader::load(const std::string &name, Span<const uint8_t> object,
           impl_->jit->addObjectFile(*code->dylib, std::move(buffer)))
     return makeStatus(StatusCode::InvalidArgument, "executable '", name,
                       "': cannot load the kernel object: ",
-                      toMessage(std::move(error)));
+                      withSessionErrors(std::move(error)));
 
   // Looking the exports up links the object; unresolved symbols surface here.
   std::vector<ExecutableExport> exports;
@@ -103,7 +126,7 @@ ExecutableLoader::load(const std::string &name, Span<const uint8_t> object,
       return makeStatus(StatusCode::NotFound, "executable '", name,
                         "': export '", exportName,
                         "' cannot be resolved: ",
-                        toMessage(address.takeError()));
+                        withSessionErrors(address.takeError()));
     exports.push_back(
         ExecutableExport{exportName, address->toPtr<fleet_kernel_fn_t>()});
   }
