@@ -42,16 +42,29 @@ uint32_t CommandBuffer::internExecutable(Executable &executable) {
   return uint32_t(executables_.size() - 1);
 }
 
+void CommandBuffer::rollBack(size_t bindings, size_t buffers,
+                             uint32_t slotsUsed) {
+  // Nothing of a rejected command stays recorded.
+  bindings_.truncate(bindings);
+  buffers_.truncate(buffers);
+  slotsUsed_ = slotsUsed;
+}
+
 Status CommandBuffer::addBinding(const char *operation, const char *what,
-                                 BindingRef ref, BufferUsage requiredUsage,
+                                 int index, BindingRef ref,
+                                 BufferUsage requiredUsage,
                                  uint64_t alignment) {
+  auto operand = [&] {
+    return index < 0 ? std::string(what)
+                     : std::string(what) + " " + std::to_string(index);
+  };
   if (ref.offset % alignment != 0)
-    return makeStatus(StatusCode::InvalidArgument, operation, ": ", what,
+    return makeStatus(StatusCode::InvalidArgument, operation, ": ", operand(),
                       " offset ", ref.offset, " is not a multiple of ",
                       alignment);
   if (!ref.buffer) {
     if (ref.slot >= bindingCapacity_)
-      return makeStatus(StatusCode::OutOfRange, operation, ": ", what,
+      return makeStatus(StatusCode::OutOfRange, operation, ": ", operand(),
                         " uses binding-table slot ", ref.slot,
                         " but the command buffer was created with capacity ",
                         bindingCapacity_);
@@ -62,21 +75,23 @@ Status CommandBuffer::addBinding(const char *operation, const char *what,
   }
   Buffer &buffer = *ref.buffer;
   if (!anyBitSet(buffer.allowedUsage(), requiredUsage))
-    return makeStatus(StatusCode::PermissionDenied, operation, ": ", what,
-                      " ", buffer.describe(), " lacks usage ",
+    return makeStatus(StatusCode::PermissionDenied, operation, ": ",
+                      operand(), " ", buffer.describe(), " lacks usage ",
                       toString(requiredUsage));
-  FLEET_ASSIGN_OR_RETURN(ref.length, buffer.resolveRange(operation, what,
-                                                         ref.offset,
-                                                         ref.length));
+  if (ref.offset > buffer.byteSize() ||
+      (ref.length != kWholeBuffer &&
+       ref.length > buffer.byteSize() - ref.offset)) {
+    auto range = buffer.resolveRange(operation, operand(), ref.offset,
+                                     ref.length);
+    return range.status();
+  }
+  if (ref.length == kWholeBuffer)
+    ref.length = buffer.byteSize() - ref.offset;
   bindings_.push_back(ref);
-  bool known = false;
   for (const Ref<Buffer> &retained : buffers_)
-    if (retained.get() == &buffer) {
-      known = true;
-      break;
-    }
-  if (!known)
-    buffers_.push_back(Ref<Buffer>(&buffer));
+    if (retained.get() == &buffer)
+      return Status();
+  buffers_.push_back(Ref<Buffer>(&buffer));
   return Status();
 }
 
@@ -99,14 +114,10 @@ Status CommandBuffer::dispatch(Executable &executable, uint32_t ordinal,
   uint32_t slotsBefore = slotsUsed_;
   size_t buffersBefore = buffers_.size();
   for (size_t i = 0; i < bindings.size(); ++i) {
-    std::string what = "binding " + std::to_string(i);
-    Status status = addBinding(kOperation, what.c_str(), bindings[i],
+    Status status = addBinding(kOperation, "binding", int(i), bindings[i],
                                BufferUsage::DispatchStorage, 1);
     if (!status.ok()) {
-      // Nothing of a rejected command stays recorded.
-      bindings_.resize(bindingsBefore);
-      buffers_.resize(buffersBefore);
-      slotsUsed_ = slotsBefore;
+      rollBack(bindingsBefore, buffersBefore, slotsBefore);
       return status;
     }
   }
@@ -117,7 +128,7 @@ Status CommandBuffer::dispatch(Executable &executable, uint32_t ordinal,
   std::memcpy(command.workgroups, workgroups, sizeof(command.workgroups));
   command.firstConstant = uint32_t(constants_.size());
   command.constantCount = uint32_t(constants.size());
-  constants_.insert(constants_.end(), constants.begin(), constants.end());
+  constants_.append(constants.begin(), constants.end());
   command.firstBinding = uint32_t(bindingsBefore);
   command.bindingCount = uint32_t(bindings.size());
   commands_.push_back(command);
@@ -134,15 +145,13 @@ Status CommandBuffer::copyBuffer(BindingRef source, BindingRef target,
   size_t buffersBefore = buffers_.size();
   source.length = length;
   target.length = length;
-  Status status = addBinding(kOperation, "source", source,
+  Status status = addBinding(kOperation, "source", -1, source,
                              BufferUsage::TransferSource, 1);
   if (status.ok())
-    status = addBinding(kOperation, "target", target,
+    status = addBinding(kOperation, "target", -1, target,
                         BufferUsage::TransferTarget, 1);
   if (!status.ok()) {
-    bindings_.resize(bindingsBefore);
-    buffers_.resize(buffersBefore);
-    slotsUsed_ = slotsBefore;
+    rollBack(bindingsBefore, buffersBefore, slotsBefore);
     return status;
   }
   RecordedCommand command{};
@@ -168,7 +177,7 @@ Status CommandBuffer::fillBuffer(BindingRef target, uint64_t length,
                       int(patternLength));
   size_t bindingsBefore = bindings_.size();
   target.length = length;
-  FLEET_RETURN_IF_ERROR(addBinding(kOperation, "target", target,
+  FLEET_RETURN_IF_ERROR(addBinding(kOperation, "target", -1, target,
                                    BufferUsage::TransferTarget,
                                    patternLength));
   RecordedCommand command{};
@@ -191,7 +200,7 @@ Status CommandBuffer::updateBuffer(const void *source, BindingRef target,
                       ": null source for ", length, " bytes");
   size_t bindingsBefore = bindings_.size();
   target.length = length;
-  FLEET_RETURN_IF_ERROR(addBinding(kOperation, "target", target,
+  FLEET_RETURN_IF_ERROR(addBinding(kOperation, "target", -1, target,
                                    BufferUsage::TransferTarget, 1));
   RecordedCommand command{};
   command.kind = CommandKind::Update;

@@ -24,11 +24,11 @@ void LocalDevice::submit(QueueOp &op) {
       // Hot path of local-sync: an idle queue and a reached wait fence. The
       // op runs right here without a heap copy; being the queue head keeps
       // later submissions to this queue behind it.
-      PendingOp local(std::move(op));
+      PendingOp local(op);
       queue.head = queue.tail = &local;
       lock.unlock();
-      if (local.op.wait)
-        for (const FenceEntry &entry : local.op.wait->entries())
+      if (op.wait)
+        for (const FenceEntry &entry : op.wait->entries())
           if (entry.semaphore->isFailed()) {
             recordWaitFailure(&local, entry.semaphore->failureStatus());
             break;
@@ -37,8 +37,7 @@ void LocalDevice::submit(QueueOp &op) {
       return;
     }
   }
-  PendingOp *pending = new PendingOp(std::move(op));
-  pending->onHeap = true;
+  PendingOp *pending = new PendingOp(PendingOp::Owning(), std::move(op));
   bool isHead;
   {
     std::lock_guard<std::mutex> lock(queue.mutex);
@@ -84,11 +83,11 @@ void LocalDevice::timepointFired(Timepoint &timepoint, const Status &status) {
 }
 
 void LocalDevice::arm(PendingOp *op) {
-  if (!op->op.wait) {
+  if (!op->op->wait) {
     schedule(op);
     return;
   }
-  const std::vector<FenceEntry> &entries = op->op.wait->entries();
+  Span<const FenceEntry> entries = op->op->wait->entries();
   {
     std::lock_guard<std::mutex> lock(op->armMutex);
     // One count for the arming itself, so no callback can declare the op
@@ -130,7 +129,7 @@ void LocalDevice::arm(PendingOp *op) {
 //===----------------------------------------------------------------------===//
 
 void LocalDevice::run(PendingOp *pending) {
-  QueueOp &op = pending->op;
+  QueueOp &op = *pending->op;
   ExecutionInfo info;
   info.tracer = Tracer::active();
   bool timing = info.tracer || timingEnabled();
@@ -169,7 +168,8 @@ void LocalDevice::run(PendingOp *pending) {
     TraceSlice slice;
     slice.id = sliceId;
     slice.track = info.track;
-    slice.name = info.name.empty() ? queueOpShortName(op.kind) : info.name;
+    slice.name = info.exportName ? *info.exportName
+                                 : std::string(queueOpShortName(op.kind));
     slice.startNanoseconds = start;
     slice.endNanoseconds = end;
     slice.bytes = info.bytes;
@@ -198,7 +198,7 @@ void LocalDevice::run(PendingOp *pending) {
 }
 
 void LocalDevice::complete(PendingOp *op) {
-  LocalQueue &queue = queues_[op->op.queueIndex];
+  LocalQueue &queue = queues_[op->op->queueIndex];
   PendingOp *next;
   {
     std::lock_guard<std::mutex> lock(queue.mutex);
@@ -294,14 +294,12 @@ Status LocalDevice::execute(QueueOp &op, ExecutionInfo &info) {
     return Status();
   case QueueOpKind::Execute: {
     // Name the slice after the kernel when the submission is one dispatch.
-    size_t commandCount = 0;
-    op.forEachCommandBuffer(
-        [&](const CommandBuffer &cb) { commandCount += cb.commands().size(); });
-    if (commandCount == 1 && op.commandBuffer &&
+    if (info.tracer && op.extraCommandBuffers.empty() && op.commandBuffer &&
+        op.commandBuffer->commands().size() == 1 &&
         op.commandBuffer->dispatchCount() == 1) {
       const RecordedCommand &command = op.commandBuffer->commands()[0];
-      info.name =
-          op.commandBuffer->executable(command.executable).exportName(
+      info.exportName =
+          &op.commandBuffer->executable(command.executable).exportName(
               command.ordinal);
     }
     Status status;

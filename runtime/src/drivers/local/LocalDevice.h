@@ -22,6 +22,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace fleet::runtime::hal::local {
@@ -36,9 +37,17 @@ struct OpWorkItem : WorkItem {
 
 /// A queue op owned by a local queue.
 struct PendingOp {
-  explicit PendingOp(QueueOp &&queueOp) : op(std::move(queueOp)) {}
+  /// Runs `queueOp` in place (the caller keeps it alive until run returns).
+  explicit PendingOp(QueueOp &queueOp) : op(&queueOp) {}
+  /// Takes `queueOp` over (a queued op outlives its submission call).
+  struct Owning {};
+  PendingOp(Owning, QueueOp &&queueOp)
+      : owned(std::move(queueOp)), onHeap(true) {
+    op = &*owned;
+  }
 
-  QueueOp op;
+  QueueOp *op;
+  std::optional<QueueOp> owned;
   bool onHeap = false;
   /// Next op of the same queue.
   PendingOp *next = nullptr;
@@ -89,7 +98,8 @@ private:
   };
 
   struct ExecutionInfo {
-    std::string name;
+    /// Names the trace slice of a one-dispatch execute (tracing only).
+    const std::string *exportName = nullptr;
     uint64_t bytes = 0;
     bool crossDevice = false;
     Tracer *tracer = nullptr;
@@ -113,7 +123,7 @@ private:
 };
 
 inline LocalDevice &PendingOp::device() const {
-  return static_cast<LocalDevice &>(*op.device);
+  return static_cast<LocalDevice &>(*op->device);
 }
 
 } // namespace fleet::runtime::hal::local

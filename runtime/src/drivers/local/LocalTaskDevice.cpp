@@ -28,7 +28,11 @@ struct DispatchJob {
 
   std::atomic<uint32_t> references{1};
   fleet_kernel_fn_t function = nullptr;
+  /// Lives on the dispatching worker's stack: only read after claiming a
+  /// chunk, which is impossible once the dispatch has finished.
   const fleet_kernel_state_t *state = nullptr;
+  uint32_t countX = 1;
+  uint32_t countY = 1;
   uint64_t total = 0;
   uint64_t chunk = 1;
   std::atomic<uint64_t> nextWorkgroup{0};
@@ -46,8 +50,6 @@ struct DispatchJob {
 
   /// Claims and runs chunks until none are left.
   void work() {
-    uint32_t countX = state->workgroup_count[0];
-    uint32_t countY = state->workgroup_count[1];
     while (true) {
       uint64_t begin = nextWorkgroup.fetch_add(chunk, std::memory_order_relaxed);
       if (begin >= total)
@@ -120,6 +122,8 @@ protected:
     DispatchJob *job = new DispatchJob();
     job->function = function;
     job->state = &state;
+    job->countX = state.workgroup_count[0];
+    job->countY = state.workgroup_count[1];
     job->total = total;
     // A few chunks per worker balance uneven workgroups without paying an
     // atomic per tiny workgroup.

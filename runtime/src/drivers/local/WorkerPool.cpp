@@ -31,22 +31,26 @@ WorkerPool::~WorkerPool() {
 void WorkerPool::postMany(WorkItem *const *items, size_t count) {
   if (!count)
     return;
+  // Once the items are visible a worker may run them to completion and drop
+  // the last reference to the device owning this pool, so from then on only
+  // a local reference to the shared state may be touched.
+  std::shared_ptr<State> state = state_;
   {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard<std::mutex> lock(state->mutex);
     for (size_t i = 0; i < count; ++i) {
       WorkItem *item = items[i];
       item->next = nullptr;
-      if (state_->tail)
-        state_->tail->next = item;
+      if (state->tail)
+        state->tail->next = item;
       else
-        state_->head = item;
-      state_->tail = item;
+        state->head = item;
+      state->tail = item;
     }
   }
   if (count == 1)
-    state_->condition.notify_one();
+    state->condition.notify_one();
   else
-    state_->condition.notify_all();
+    state->condition.notify_all();
 }
 
 void WorkerPool::workerMain(std::shared_ptr<State> state, std::string name) {

@@ -7,8 +7,8 @@
 // Ownership: owned by its device. The shared state lives as long as the last
 // thread, so the pool may be destroyed from one of its own threads (the thread
 // is then detached and exits after its current item).
-// Thread safety: post() may race with everything; destruction must not race
-// with post().
+// Thread safety: post() may race with everything, including the destruction
+// its own items cause (the last op of a device may drop the device).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_RUNTIME_SRC_DRIVERS_LOCAL_WORKERPOOL_H

@@ -31,6 +31,7 @@
 
 #include "fleet/runtime/hal/Buffer.h"
 #include "fleet/runtime/hal/Executable.h"
+#include "fleet/runtime/hal/InlineVector.h"
 
 #include <string>
 #include <vector>
@@ -122,13 +123,13 @@ public:
   uint32_t bindingCapacity() const { return bindingCapacity_; }
   bool isFinalized() const { return finalized_; }
 
-  const std::vector<RecordedCommand> &commands() const { return commands_; }
-  const std::vector<BindingRef> &bindings() const { return bindings_; }
-  const std::vector<uint32_t> &constants() const { return constants_; }
+  Span<const RecordedCommand> commands() const { return commands_; }
+  Span<const BindingRef> bindings() const { return bindings_; }
+  Span<const uint32_t> constants() const { return constants_; }
   const std::vector<uint8_t> &updateBytes() const { return updateBytes_; }
   Executable &executable(uint32_t index) const { return *executables_[index]; }
   /// Distinct buffers recorded directly (not through slots).
-  const std::vector<Ref<Buffer>> &directBuffers() const { return buffers_; }
+  Span<const Ref<Buffer>> directBuffers() const { return buffers_; }
   /// Highest binding-table slot used + 1.
   uint32_t slotsUsed() const { return slotsUsed_; }
   /// Number of Dispatch commands.
@@ -138,8 +139,12 @@ private:
   CommandBuffer() = default;
   Status checkRecording(const char *operation) const;
   /// Validates one operand and stores it; a direct buffer is retained.
-  Status addBinding(const char *operation, const char *what, BindingRef ref,
-                    BufferUsage requiredUsage, uint64_t alignment);
+  /// `what` and `index` name the operand in errors ("binding", 2); the
+  /// text is only built when there is an error.
+  Status addBinding(const char *operation, const char *what, int index,
+                    BindingRef ref, BufferUsage requiredUsage,
+                    uint64_t alignment);
+  void rollBack(size_t bindings, size_t buffers, uint32_t slotsUsed);
   uint32_t internExecutable(Executable &executable);
 
   Ref<Device> device_;
@@ -151,12 +156,14 @@ private:
   uint32_t slotsUsed_ = 0;
   uint32_t dispatchCount_ = 0;
 
-  std::vector<RecordedCommand> commands_;
-  std::vector<BindingRef> bindings_;
-  std::vector<uint32_t> constants_;
+  // Sized for the common one-dispatch command buffer, so recording it does
+  // not touch the heap (the host program records one per dispatch).
+  InlineVector<RecordedCommand, 1> commands_;
+  InlineVector<BindingRef, 4> bindings_;
+  InlineVector<uint32_t, 8> constants_;
   std::vector<uint8_t> updateBytes_;
-  std::vector<Ref<Executable>> executables_;
-  std::vector<Ref<Buffer>> buffers_;
+  InlineVector<Ref<Executable>, 1> executables_;
+  InlineVector<Ref<Buffer>, 4> buffers_;
 };
 
 } // namespace fleet::runtime::hal

@@ -20,9 +20,8 @@
 #ifndef FLEET_RUNTIME_HAL_FENCE_H
 #define FLEET_RUNTIME_HAL_FENCE_H
 
+#include "fleet/runtime/hal/InlineVector.h"
 #include "fleet/runtime/hal/Semaphore.h"
-
-#include <vector>
 
 namespace fleet::runtime::hal {
 
@@ -42,7 +41,7 @@ public:
 
   void insert(Semaphore &semaphore, uint64_t value);
 
-  const std::vector<FenceEntry> &entries() const { return entries_; }
+  Span<const FenceEntry> entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
 
   /// True when every entry is reached (or one failed). Lock-free.
@@ -61,7 +60,8 @@ public:
 
 private:
   Fence() = default;
-  std::vector<FenceEntry> entries_;
+  /// Most fences name one or two semaphores: no heap allocation then.
+  InlineVector<FenceEntry, 2> entries_;
 };
 
 /// `hal.fence.await until([...])`: waits until every fence is reached.
