@@ -70,6 +70,24 @@ TEST(DriverTest, DevicesReportDriverAndCapabilities) {
   EXPECT_EQ(backendOfDriver("vulkan"), "");
 }
 
+TEST(DriverTest, DeviceQueriesAnswerKnownKeys) {
+  Ref<Device> task =
+      makeDevice("local-task?discrete=true&task_topology_group_count=3");
+  EXPECT_EQ(task->query("hal.device.id", "local*").value, 1);
+  EXPECT_TRUE(task->query("hal.device.id", "local-task").ok);
+  EXPECT_EQ(task->query("hal.device.id", "local-?ync").value, 0);
+  EXPECT_EQ(task->query("hal.device.id", "cuda*").value, 0);
+  EXPECT_EQ(task->query("hal.executable.format", "fleet-object-*").value, 1);
+  EXPECT_EQ(task->query("hal.executable.format", "vmvx-bytecode-fb").value,
+            0);
+  EXPECT_EQ(task->query("hal.device", "discrete").value, 1);
+  EXPECT_EQ(task->query("hal.device", "worker_count").value, 3);
+  EXPECT_EQ(task->query("hal.device", "queue_count").value, 1);
+  // Unknown categories and keys are not answered: the IR default applies.
+  EXPECT_FALSE(task->query("hal.device", "color").ok);
+  EXPECT_FALSE(task->query("hal.dispatch", "concurrency").ok);
+}
+
 TEST(DriverTest, QueueAffinitySelectsLowestQueue) {
   Ref<Device> device = makeDevice("local-task?queue_count=3");
   EXPECT_EQ(*device->selectQueue(kQueueAffinityAny), 0u);

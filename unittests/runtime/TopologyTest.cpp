@@ -148,7 +148,8 @@ TEST(TopologyTest, QueueOpsRefuseUnreachableBuffers) {
   ASSERT_FALSE(copy.ok());
   EXPECT_EQ(copy.code(), StatusCode::PermissionDenied);
   EXPECT_TRUE(contains(copy.message(), "hal.device.queue.copy on device 'cpu'"));
-  EXPECT_TRUE(contains(copy.message(), "allocated on device 'gpu'"));
+  EXPECT_TRUE(contains(copy.message(), "has no direct access to source buffer"));
+  EXPECT_TRUE(contains(copy.message(), "on device 'gpu' and cannot import it"));
   EXPECT_TRUE(contains(copy.message(), "lacks SharingExport"));
   // The rejected op failed its signal fence: nobody waits forever.
   EXPECT_EQ(signal->query().code(), StatusCode::PermissionDenied);
@@ -172,7 +173,7 @@ TEST(TopologyTest, QueueOpsRefuseUnreachableBuffers) {
   Status reverse = gpu.queueCopy(kQueueAffinityAny, nullptr, nullptr, *local,
                                  0, *private_, 0, 64);
   EXPECT_TRUE(contains(reverse.message(), "hal.device.queue.copy on device 'gpu'"));
-  EXPECT_TRUE(contains(reverse.message(), "allocated on device 'cpu'"));
+  EXPECT_TRUE(contains(reverse.message(), "on device 'cpu' and cannot import"));
 
   // A dispatch binding is checked when the command buffer is submitted.
   FLEET_ASSERT_OK_AND_ASSIGN(

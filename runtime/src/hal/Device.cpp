@@ -85,6 +85,47 @@ Ref<Fence> Device::createFence() {
   return Fence::createAt(*semaphore, 1);
 }
 
+namespace {
+/// Glob match with `*` (any run) and `?` (any one character).
+bool matchesPattern(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*')
+    ++p;
+  return p == pattern.size();
+}
+} // namespace
+
+QueryAnswer Device::query(std::string_view category,
+                          std::string_view key) const {
+  if (category == "hal.device.id")
+    return QueryAnswer{true, matchesPattern(key, driverName_) ? 1 : 0};
+  if (category == "hal.executable.format")
+    return QueryAnswer{true, matchesPattern(key, kLocalExecutableFormat)};
+  if (category == "hal.device") {
+    if (key == "discrete")
+      return QueryAnswer{true, capabilities_.discrete ? 1 : 0};
+    if (key == "queue_count")
+      return QueryAnswer{true, int64_t(options_.queueCount)};
+    if (key == "worker_count")
+      return QueryAnswer{true, int64_t(options_.workerCount)};
+  }
+  return QueryAnswer{};
+}
+
 StatusOr<uint32_t> Device::selectQueue(QueueAffinity affinity) const {
   if (affinity == 0)
     return makeStatus(StatusCode::InvalidArgument, "device '", name_,
@@ -118,8 +159,7 @@ Status Device::prepareBufferUse(std::string_view operation,
     return makeStatus(
         StatusCode::PermissionDenied, operation, ": device '", name_,
         "' has no direct access to ", role, " ", buffer.describe(),
-        " allocated on device '", owner.name(),
-        "' and cannot import it: the buffer lacks SharingExport usage "
+        " and cannot import it: the buffer lacks SharingExport usage "
         "(the runtime never stages through host memory silently)");
   // Import on first use; local devices share the address space, so the import
   // is zero-copy and only needs recording.

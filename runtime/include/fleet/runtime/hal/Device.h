@@ -79,6 +79,15 @@ struct DeviceOptions {
   uint32_t queueCount = 1;
 };
 
+/// Answer of Device::query: `value` is meaningful only when `ok`.
+struct QueryAnswer {
+  bool ok = false;
+  int64_t value = 0;
+};
+
+/// The executable format local devices load (KernelABI.h).
+constexpr const char *kLocalExecutableFormat = "fleet-object-x86_64";
+
 struct DeviceStatistics {
   uint64_t queueOpsSubmitted = 0;
   uint64_t queueOpsExecuted = 0;
@@ -110,6 +119,17 @@ public:
   Ref<Semaphore> createSemaphore(uint64_t initialValue = 0);
   /// `hal.fence.create`: a fresh semaphore at 0 and the fence (it, 1).
   Ref<Fence> createFence();
+
+  /// `hal.device.query<%dev> key("category" :: "key")`. Categories:
+  ///   "hal.device.id"          key is a pattern (`*`, `?`) matched against
+  ///                            the driver name ("local*" matches both
+  ///                            local drivers); value 0/1
+  ///   "hal.executable.format"  key is a pattern matched against the format
+  ///                            this device loads (kLocalExecutableFormat)
+  ///   "hal.device"             keys "discrete", "queue_count",
+  ///                            "worker_count"
+  /// Anything else answers ok = false, so the IR's default applies.
+  QueryAnswer query(std::string_view category, std::string_view key) const;
 
   /// Queue index for an affinity mask; InvalidArgument for 0.
   StatusOr<uint32_t> selectQueue(QueueAffinity affinity) const;
