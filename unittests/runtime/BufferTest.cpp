@@ -2,6 +2,8 @@
 
 #include "TestUtil.h"
 
+#include "fleet/runtime/hal/Transfer.h"
+
 namespace fleet::runtime::hal {
 namespace {
 using namespace testing;
@@ -183,6 +185,26 @@ TEST(BufferTest, BufferViewChecksShapeTypeAndEncoding) {
       BufferView::create(buffer, 0, 16, {2, 4}, element_type::kF32).ok());
   EXPECT_FALSE(
       BufferView::create(buffer, 48, 32, {2}, element_type::kF32).ok());
+}
+
+TEST(BufferTest, TransfersStageThroughQueueOps) {
+  // A discrete device's device-local buffer cannot be mapped; tools move
+  // bytes through queue ops instead.
+  Ref<Device> device = makeDevice("local-task?discrete=true");
+  FLEET_ASSERT_OK_AND_ASSIGN(
+      Ref<Buffer> buffer,
+      device->allocator().allocate(MemoryType::DeviceLocal,
+                                   BufferUsage::Transfer, 16));
+  EXPECT_FALSE(buffer->map(0, 16).ok());
+  uint32_t in[4] = {1, 2, 3, 4}, out[4] = {};
+  FLEET_ASSERT_OK(
+      transferFromHost(*device, in, *buffer, 0, 16, testTimeout()));
+  FLEET_ASSERT_OK(transferToHost(*device, *buffer, 4, out, 12, testTimeout()));
+  EXPECT_EQ(out[0], 2u);
+  EXPECT_EQ(out[2], 4u);
+  // The queue ops' own checks apply.
+  Status status = transferToHost(*device, *buffer, 8, out, 16, testTimeout());
+  EXPECT_EQ(status.code(), StatusCode::OutOfRange);
 }
 
 } // namespace

@@ -210,6 +210,7 @@ StatusOr<Ref<Buffer>> Device::queueAlloca(QueueAffinity affinity, Fence *wait,
                                           MemoryType type, BufferUsage usage,
                                           uint64_t byteSize) {
   const char *name = queueOpName(QueueOpKind::Alloca);
+  (void)pool; // Local devices have a single memory pool.
   QueueOp op;
   op.kind = QueueOpKind::Alloca;
   Status status = beginOp(op, affinity, wait, signal);
