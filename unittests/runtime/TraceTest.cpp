@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -184,11 +185,16 @@ TEST(TraceTest, ChromeTraceHasTracksSlicesAndFlows) {
   FLEET_ASSERT_OK(d[0].queueExecute(1, filled.get(), added.get(), list));
   FLEET_ASSERT_OK(
       d[1].queueCopy(1, added.get(), copied.get(), *a, 0, *b, 0, 256));
-  // Open the gate only once the host is blocked, so the host wait is real.
+  // Open the gate only once the host is about to block, so the host wait is
+  // real.
+  std::atomic<bool> waiting{false};
   std::thread opener([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (!waiting.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     (void)gate->signal();
   });
+  waiting.store(true);
   FLEET_ASSERT_OK(copied->wait(testTimeout()));
   opener.join();
   tracer.uninstall();
