@@ -2,9 +2,15 @@
 
 #include "fleet/Tools/InitAll.h"
 
+#include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "fleet/Dialect/HAL/Transforms/Passes.h"
+#include "fleet/InputConversion/Passes.h"
+#include "fleet/Pipelines/Pipelines.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,4 +47,10 @@ void fleet::registerAllPasses() {
     return;
   registered = true;
   mlir::registerTransformsPasses();
+  input::registerInputConversionPasses();
+  hal::registerHALPasses();
+  flow::registerFlowPasses();
+  stream::registerStreamPasses();
+  registerConversionPasses();
+  registerPipelines();
 }

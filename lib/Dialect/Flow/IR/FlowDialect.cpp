@@ -4,6 +4,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace fleet;
@@ -11,7 +13,19 @@ using namespace fleet::flow;
 
 #include "fleet/Dialect/Flow/IR/FlowDialect.cpp.inc"
 
+namespace {
+/// Flow ops carry no state that inlining could break.
+struct FlowInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *op, Region *dest, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+};
+} // namespace
+
 void FlowDialect::initialize() {
+  addInterfaces<FlowInlinerInterface>();
   addOperations<
 #define GET_OP_LIST
 #include "fleet/Dialect/Flow/IR/FlowOps.cpp.inc"
@@ -33,6 +47,39 @@ LogicalResult TensorBarrierOp::verify() {
 std::optional<unsigned>
 TensorBarrierOp::getTiedResultOperandIndex(unsigned resultIndex) {
   return 0u;
+}
+
+LogicalResult DispatchOp::verify() {
+  for (auto [i, type] : llvm::enumerate(getArguments().getTypes())) {
+    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+      if (!tensor.hasStaticShape())
+        return emitOpError() << "argument " << i << " has dynamic shape "
+                             << type << "; only static shapes are supported";
+    } else if (!type.isIntOrIndexOrFloat()) {
+      return emitOpError() << "argument " << i << " has type " << type
+                           << "; expected a tensor or a primitive";
+    }
+  }
+  for (auto [i, type] : llvm::enumerate(getResultTypes()))
+    if (!cast<RankedTensorType>(type).hasStaticShape())
+      return emitOpError() << "result " << i << " has dynamic shape " << type
+                           << "; only static shapes are supported";
+  if (getEntryPoint().getNestedReferences().size() != 1)
+    return emitOpError() << "entry point " << getEntryPoint()
+                         << " must be @executable::@export";
+  return success();
+}
+
+LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  // The executable is a stream.executable; the flow dialect does not depend
+  // on stream, so only existence is checked here (ConvertToStream checks the
+  // export).
+  Operation *executable = symbolTable.lookupNearestSymbolFrom(
+      *this, getEntryPoint().getRootReference());
+  if (!executable)
+    return emitOpError() << "references undefined executable "
+                         << FlatSymbolRefAttr::get(getEntryPoint().getRootReference());
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -25,10 +25,17 @@ using namespace fleet::stream;
 void StreamDialect::initialize() {
   registerAttributes();
   registerTypes();
-  addOperations<
-#define GET_OP_LIST
-#include "fleet/Dialect/Stream/IR/StreamOps.cpp.inc"
-      >();
+  // The op definitions are sharded (StreamOpsShard*.cpp); the generated
+  // hook registers every shard's ops.
+  registerStreamDialectOperations(this);
+}
+
+Operation *StreamDialect::materializeConstant(OpBuilder &builder,
+                                              Attribute value, Type type,
+                                              Location loc) {
+  if (isa<TimepointAttr>(value) && isa<TimepointType>(type))
+    return TimepointImmediateOp::create(builder, loc, type);
+  return nullptr;
 }
 
 void StreamDialect::registerAttributes() {

@@ -2,6 +2,7 @@
 
 #include "fleet/Dialect/Util/IR/AsmDirectives.h"
 
+#include "fleet/Dialect/Util/IR/UtilTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -235,6 +236,21 @@ void printSizedType(OpAsmPrinter &p, Operation *, Type type, ValueRange dims) {
   printBracedOperands(p, dims);
 }
 
+ParseResult parseSizeAwareType(OpAsmParser &parser, Type &type,
+                               UnresolvedOperand &size) {
+  if (failed(parser.parseType(type)) || failed(parser.parseLBrace()) ||
+      failed(parser.parseOperand(size)) || failed(parser.parseRBrace()))
+    return failure();
+  return success();
+}
+
+void printSizeAwareType(OpAsmPrinter &p, Operation *, Type type, Value size) {
+  p.printType(type);
+  p << "{";
+  p.printOperand(size);
+  p << "}";
+}
+
 unsigned getDynamicDimCount(Type type) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     return shaped.hasRank() ? shaped.getNumDynamicDims() : 0;
@@ -247,6 +263,216 @@ LogicalResult verifyValueCount(Operation *op, StringRef what, size_t expected,
     return success();
   return op->emitOpError() << what << " count mismatch: expected " << expected
                            << ", got " << actual;
+}
+
+//===----------------------------------------------------------------------===//
+// Sized type lists
+//===----------------------------------------------------------------------===//
+
+unsigned getSizedValueCount(Type type) {
+  if (isa<util::SizeAwareTypeInterface>(type))
+    return 1;
+  return getDynamicDimCount(type);
+}
+
+unsigned getSizedValueCount(TypeRange types) {
+  unsigned count = 0;
+  for (Type type : types)
+    count += getSizedValueCount(type);
+  return count;
+}
+
+LogicalResult verifySizedValueCount(Operation *op, StringRef what,
+                                    TypeRange types, ValueRange values) {
+  return verifyValueCount(op, what, getSizedValueCount(types), values.size());
+}
+
+void printSizedTypeFrom(OpAsmPrinter &p, Type type, ValueRange values,
+                        unsigned &next) {
+  p.printType(type);
+  unsigned count = getSizedValueCount(type);
+  // Malformed ops (count mismatch) print what there is, never past the end.
+  unsigned available = next < values.size() ? values.size() - next : 0;
+  count = std::min(count, available);
+  printBracedOperands(p, values.slice(next, count));
+  next += count;
+}
+
+/// Parses `T` then an optional `{%v, ...}`, appending to the outputs.
+static ParseResult parseSizedTypeInto(OpAsmParser &parser,
+                                      SmallVectorImpl<Type> &types,
+                                      SmallVectorImpl<UnresolvedOperand> &sizes) {
+  Type type;
+  if (failed(parser.parseType(type)) ||
+      failed(parseOptionalBracedOperands(parser, sizes)))
+    return failure();
+  types.push_back(type);
+  return success();
+}
+
+ParseResult parseSizeAwareTypeList(OpAsmParser &parser,
+                                   SmallVectorImpl<Type> &types,
+                                   SmallVectorImpl<UnresolvedOperand> &sizes) {
+  return parser.parseCommaSeparatedList(
+      [&]() { return parseSizedTypeInto(parser, types, sizes); });
+}
+
+void printSizeAwareTypeList(OpAsmPrinter &p, Operation *, TypeRange types,
+                            ValueRange sizes) {
+  unsigned next = 0;
+  llvm::interleaveComma(types, p,
+                        [&](Type type) { printSizedTypeFrom(p, type, sizes, next); });
+}
+
+ParseResult parseShapedTypeList(OpAsmParser &parser,
+                                SmallVectorImpl<Type> &types,
+                                SmallVectorImpl<Type> &resultTypes,
+                                SmallVectorImpl<UnresolvedOperand> &sizes) {
+  if (failed(parseSizeAwareTypeList(parser, types, sizes)))
+    return failure();
+  resultTypes.append(types.begin(), types.end());
+  return success();
+}
+
+void printShapedTypeList(OpAsmPrinter &p, Operation *op, TypeRange types,
+                         TypeRange, ValueRange sizes) {
+  printSizeAwareTypeList(p, op, types, sizes);
+}
+
+ParseResult parseSizedTiedResult(
+    OpAsmParser &parser, ArrayRef<UnresolvedOperand> operands,
+    ArrayRef<Type> operandTypes, SmallVectorImpl<Type> &resultTypes,
+    SmallVectorImpl<UnresolvedOperand> &resultSizes,
+    SmallVectorImpl<int64_t> &tied) {
+  UnresolvedOperand operand;
+  SMLoc loc = parser.getCurrentLocation();
+  OptionalParseResult hasOperand = parser.parseOptionalOperand(operand);
+  if (!hasOperand.has_value()) {
+    tied.push_back(-1);
+    return parseSizedTypeInto(parser, resultTypes, resultSizes);
+  }
+  if (failed(*hasOperand))
+    return failure();
+  int64_t index = -1;
+  for (auto [i, candidate] : llvm::enumerate(operands)) {
+    if (candidate.name == operand.name && candidate.number == operand.number) {
+      index = i;
+      break;
+    }
+  }
+  if (index < 0)
+    return parser.emitError(loc, "tied result names '")
+           << operand.name << "', which is not an operand of this op";
+  tied.push_back(index);
+  if (succeeded(parser.parseOptionalKeyword("as")))
+    return parseSizedTypeInto(parser, resultTypes, resultSizes);
+  if (static_cast<size_t>(index) >= operandTypes.size())
+    return parser.emitError(loc, "tied operand has no known type");
+  resultTypes.push_back(operandTypes[index]);
+  return parseOptionalBracedOperands(parser, resultSizes);
+}
+
+ParseResult parseShapedFunctionType(
+    OpAsmParser &parser, ArrayRef<UnresolvedOperand> operands,
+    SmallVectorImpl<Type> &operandTypes,
+    SmallVectorImpl<UnresolvedOperand> &operandSizes,
+    SmallVectorImpl<Type> &resultTypes,
+    SmallVectorImpl<UnresolvedOperand> &resultSizes,
+    ArrayAttr &tiedOperands) {
+  if (failed(parser.parseLParen()))
+    return failure();
+  if (failed(parser.parseOptionalRParen())) {
+    if (failed(parseSizeAwareTypeList(parser, operandTypes, operandSizes)) ||
+        failed(parser.parseRParen()))
+      return failure();
+  }
+  if (failed(parser.parseArrow()))
+    return failure();
+  SmallVector<int64_t> tied;
+  auto parseOne = [&]() {
+    return parseSizedTiedResult(parser, operands, operandTypes, resultTypes,
+                                resultSizes, tied);
+  };
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (failed(parser.parseOptionalRParen()) &&
+        (failed(parser.parseCommaSeparatedList(parseOne)) ||
+         failed(parser.parseRParen())))
+      return failure();
+  } else if (failed(parseOne())) {
+    return failure();
+  }
+  tiedOperands = buildTiedOperandsAttr(parser.getBuilder(), tied);
+  return success();
+}
+
+void printSizedTiedResult(OpAsmPrinter &p, unsigned resultIndex, Type type,
+                          ValueRange operands, TypeRange operandTypes,
+                          ValueRange resultSizes, ArrayAttr tiedOperands,
+                          unsigned &next) {
+  int64_t index = getTiedIndex(tiedOperands, resultIndex);
+  if (index < 0 || static_cast<size_t>(index) >= operands.size()) {
+    printSizedTypeFrom(p, type, resultSizes, next);
+    return;
+  }
+  p.printOperand(operands[index]);
+  if (operandTypes[index] != type) {
+    p << " as ";
+    printSizedTypeFrom(p, type, resultSizes, next);
+    return;
+  }
+  // `%operand{%size}`: the type is the operand's, only the sizes follow.
+  unsigned available = next < resultSizes.size() ? resultSizes.size() - next : 0;
+  unsigned count = std::min(getSizedValueCount(type), available);
+  printBracedOperands(p, resultSizes.slice(next, count));
+  next += count;
+}
+
+void printShapedFunctionType(OpAsmPrinter &p, Operation *op,
+                             ValueRange operands, TypeRange operandTypes,
+                             ValueRange operandSizes, TypeRange resultTypes,
+                             ValueRange resultSizes, ArrayAttr tiedOperands) {
+  p << "(";
+  printSizeAwareTypeList(p, op, operandTypes, operandSizes);
+  p << ") -> ";
+  bool parens = resultTypes.size() != 1;
+  if (parens)
+    p << "(";
+  unsigned next = 0;
+  for (auto [i, type] : llvm::enumerate(resultTypes)) {
+    if (i)
+      p << ", ";
+    printSizedTiedResult(p, i, type, operands, operandTypes, resultSizes,
+                         tiedOperands, next);
+  }
+  if (parens)
+    p << ")";
+}
+
+ParseResult parseShapedTiedResult(OpAsmParser &parser, Type &type,
+                                  UnresolvedOperand &size) {
+  UnresolvedOperand tiedName;
+  OptionalParseResult hasName = parser.parseOptionalOperand(tiedName);
+  if (hasName.has_value() &&
+      (failed(*hasName) || failed(parser.parseKeyword("as"))))
+    return failure();
+  if (failed(parser.parseType(type)) || failed(parser.parseLBrace()) ||
+      failed(parser.parseOperand(size)) || failed(parser.parseRBrace()))
+    return failure();
+  return success();
+}
+
+void printShapedTiedResult(OpAsmPrinter &p, Operation *op, Type type,
+                           Value size) {
+  if (auto tiedOp = dyn_cast<util::TiedOpInterface>(op)) {
+    if (auto index = tiedOp.getTiedResultOperandIndex(0)) {
+      p.printOperand(op->getOperand(*index));
+      p << " as ";
+    }
+  }
+  p.printType(type);
+  p << "{";
+  p.printOperand(size);
+  p << "}";
 }
 
 } // namespace fleet

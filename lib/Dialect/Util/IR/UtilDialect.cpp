@@ -5,6 +5,7 @@
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "fleet/Dialect/Util/IR/UtilTypes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -18,7 +19,35 @@ using namespace fleet::util;
 #define GET_TYPEDEF_CLASSES
 #include "fleet/Dialect/Util/IR/UtilTypes.cpp.inc"
 
+namespace {
+/// util.func bodies may be inlined into their callers (ABI wrappers call the
+/// wrapped function once; inlining folds the call away).
+struct UtilInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *call, Operation *callable,
+                       bool wouldBeCloned) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *dest, Region *src, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *op, Region *dest, bool wouldBeCloned,
+                       IRMapping &valueMapping) const final {
+    return true;
+  }
+  void handleTerminator(Operation *op, ValueRange valuesToReplace) const final {
+    auto ret = dyn_cast<ReturnOp>(op);
+    if (!ret)
+      return;
+    for (auto [from, to] : llvm::zip(valuesToReplace, ret.getOperands()))
+      from.replaceAllUsesWith(to);
+  }
+};
+} // namespace
+
 void UtilDialect::initialize() {
+  addInterfaces<UtilInlinerInterface>();
   registerTypes();
   addOperations<
 #define GET_OP_LIST

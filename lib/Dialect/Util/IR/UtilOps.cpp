@@ -419,5 +419,33 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// util.buffer.constant
+//===----------------------------------------------------------------------===//
+
+int64_t BufferConstantOp::getByteLength() {
+  if (auto dense = dyn_cast<DenseElementsAttr>(getValue())) {
+    auto type = cast<ShapedType>(dense.getType());
+    int64_t bits = type.getElementTypeBitWidth();
+    return type.getNumElements() * ((bits + 7) / 8);
+  }
+  if (auto str = dyn_cast<StringAttr>(getValue()))
+    return str.getValue().size();
+  return 0;
+}
+
+LogicalResult BufferConstantOp::verify() {
+  if (auto dense = dyn_cast<DenseElementsAttr>(getValue())) {
+    Type element = cast<ShapedType>(dense.getType()).getElementType();
+    if (!element.isIntOrIndexOrFloat() || isa<IndexType>(element))
+      return emitOpError() << "value element type " << element
+                           << " has no defined byte layout";
+    return success();
+  }
+  if (isa<StringAttr>(getValue()))
+    return success();
+  return emitOpError() << "value must be a dense elements or string attribute";
+}
+
 #define GET_OP_CLASSES
 #include "fleet/Dialect/Util/IR/UtilOps.cpp.inc"

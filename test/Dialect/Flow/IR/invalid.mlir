@@ -13,3 +13,29 @@ util.func private @f(%t: tensor<4xf32>, %n: index) {
   %0 = flow.tensor.barrier %t : tensor<4xf32>{%n} on #hal.device.affinity<@d>
   util.return
 }
+
+// -----
+
+util.func private @f(%t: tensor<4xf32>) {
+  // expected-error @+1 {{references undefined executable @nowhere}}
+  %0 = flow.dispatch @nowhere::@entry(%t) : (tensor<4xf32>) -> tensor<4xf32>
+  util.return
+}
+
+// -----
+
+util.func private @ex()
+util.func private @f(%t: tensor<?xf32>) {
+  // expected-error @+1 {{argument 0 has dynamic shape 'tensor<?xf32>'; only static shapes are supported}}
+  %0 = flow.dispatch @ex::@entry(%t) : (tensor<?xf32>) -> tensor<4xf32>
+  util.return
+}
+
+// -----
+
+util.func private @ex()
+util.func private @f(%t: tensor<4xf32>) {
+  // expected-error @+1 {{must be @executable::@export}}
+  %0 = flow.dispatch @ex(%t) : (tensor<4xf32>) -> tensor<4xf32>
+  util.return
+}

@@ -18,3 +18,13 @@ util.func private @placement(%t0: tensor<?x16xf32>, %n: index, %s: tensor<4xf32>
   %s3 = flow.tensor.barrier %s : tensor<4xf32> on #hal.device.affinity<@gpu0, [1]>
   util.return
 }
+
+util.func private @ex()
+// CHECK-LABEL: @dispatches
+util.func private @dispatches(%a: tensor<4xf32>, %n: index) {
+  // CHECK: flow.dispatch @ex::@entry(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = flow.dispatch @ex::@entry(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: flow.dispatch @ex::@entry[%arg1](%arg0, %arg1) {tag} : (tensor<4xf32>, index) -> (tensor<4xf32>, tensor<2xi32>)
+  %1:2 = flow.dispatch @ex::@entry[%n](%a, %n) {tag} : (tensor<4xf32>, index) -> (tensor<4xf32>, tensor<2xi32>)
+  util.return
+}

@@ -137,3 +137,19 @@ util.func private @f(%a: i32) {
   %0 = util.call @g(%a) : (i32) -> %b
   util.return
 }
+
+// -----
+
+util.func private @f() {
+  // expected-error @+1 {{value must be a dense elements or string attribute}}
+  %0 = util.buffer.constant : !util.buffer = 1 : i32
+  util.return
+}
+
+// -----
+
+util.func private @f() {
+  // expected-error @+1 {{value element type 'index' has no defined byte layout}}
+  %0 = util.buffer.constant : !util.buffer = dense<1> : tensor<2xindex>
+  util.return
+}

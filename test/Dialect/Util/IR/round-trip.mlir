@@ -89,3 +89,21 @@ util.initializer attributes {stream.affinity = #hal.device.affinity<@gpu0>} {
 // CHECK-LABEL: @buffer_type
 // CHECK-SAME: !util.buffer
 util.func private @buffer_type(%arg0: !util.buffer)
+
+// CHECK-LABEL: @buffers
+util.func private @buffers() {
+  // CHECK: util.buffer.constant "weights" {alignment = 64 : index} : !util.buffer = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  %0 = util.buffer.constant "weights" {alignment = 64 : index} : !util.buffer = dense<[1.0, 2.0]> : tensor<2xf32>
+  // CHECK: util.buffer.constant : !util.buffer = "bytes"
+  %1 = util.buffer.constant : !util.buffer = "bytes"
+  util.return
+}
+
+// CHECK-LABEL: @status
+util.func private @status(%s: i32) {
+  // CHECK: util.status.check_ok %arg0, "device work failed"
+  util.status.check_ok %s, "device work failed"
+  // CHECK: util.status.check_ok %arg0{{$}}
+  util.status.check_ok %s
+  util.return
+}

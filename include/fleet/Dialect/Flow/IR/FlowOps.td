@@ -10,6 +10,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "fleet/Dialect/Util/IR/UtilInterfaces.td"
 
 def Flow_Dialect : Dialect {
@@ -26,7 +27,7 @@ class Flow_Op<string mnemonic, list<Trait> traits = []>
     : Op<Flow_Dialect, mnemonic, traits>;
 
 def Flow_TensorTransferOp : Flow_Op<"tensor.transfer", [
-    AllTypesMatch<["operand", "result"]>]> {
+    Pure, AllTypesMatch<["operand", "result"]>]> {
   let summary = "Moves a tensor to the named target";
   let description = [{
     Copies only when the tensor is not already reachable where it is needed.
@@ -63,6 +64,34 @@ def Flow_TensorBarrierOp : Flow_Op<"tensor.barrier", [
   let assemblyFormat = [{
     $operand `:` custom<SizedType>(type($result), $operand_dims)
     `on` $target attr-dict-with-keyword
+  }];
+  let hasVerifier = 1;
+}
+
+def Flow_DispatchOp : Flow_Op<"dispatch", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Runs one entry point of an executable over tensors";
+  let description = [{
+    Formed by dispatch formation from a compute op (or a fused chain of
+    elementwise ops) that was outlined into `stream.executable @ex`. Operands
+    are tensors (whole, static-shaped) or primitives passed as push constants;
+    results are new tensors. ConvertToStream turns it into
+    `stream.async.dispatch`. Not in the IR reference: the syntax is IREE's
+    `flow.dispatch` without tied results or dynamic dims (docs/ir.md).
+
+    ```mlir
+    %0 = flow.dispatch @ex::@entry(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %1 = flow.dispatch @ex::@entry[%n](%a, %n) : (tensor<4xf32>, index) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins SymbolRefAttr:$entry_point,
+                       Variadic<Index>:$workload,
+                       Variadic<AnyType>:$arguments);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $entry_point (`[` $workload^ `]`)? `` `(` $arguments `)` attr-dict `:`
+    functional-type($arguments, $results)
   }];
   let hasVerifier = 1;
 }

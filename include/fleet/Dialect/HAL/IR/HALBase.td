@@ -25,6 +25,12 @@ def HAL_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // hal.memory_type / hal.buffer_usage fold to i32 values; consumers that
+  // fold further get arith.constant results. Stream is loaded for the
+  // `#stream.lifetime` of hal.allocator.resolve_memory_properties.
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::fleet::stream::StreamDialect"];
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();

@@ -28,6 +28,8 @@ def Stream_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // stream.timepoint.immediate folds to #stream.timepoint<immediate>.
+  let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();

@@ -21,4 +21,62 @@ def Stream_AffinityAttr : AttrInterface<"AffinityAttrInterface"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Op interfaces
+//===----------------------------------------------------------------------===//
+
+def Stream_AffinityOp : OpInterface<"AffinityOpInterface"> {
+  let cppNamespace = "::fleet::stream";
+  let description = [{
+    An op with an `on(#aff)` clause: where it executes (null = inherited).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      The affinity the op executes on, or null. For stream.async.transfer this
+      is the execution affinity (explicit `on`, else derived from the
+      lifetimes and `from`/`to`, ir-reference.md).
+    }], "::mlir::Attribute", "getAffinityAttr", (ins)>,
+    InterfaceMethod<[{
+      Sets (or with null, clears) the execution affinity. The attribute must
+      implement AffinityAttrInterface; the verifier rejects other kinds.
+    }], "void", "setAffinityAttr", (ins "::mlir::Attribute":$affinity)>,
+  ];
+}
+
+def Stream_TimelineOp : OpInterface<"TimelineOpInterface"> {
+  let cppNamespace = "::fleet::stream";
+  let description = [{
+    An op ordered on the device timeline: the timepoints it awaits and the one it produces.
+  }];
+  let methods = [
+    InterfaceMethod<"The timepoints the op waits for (possibly none).",
+      "::mlir::ValueRange", "getAwaitTimepoints", (ins)>,
+    InterfaceMethod<[{
+      Replaces the awaited timepoints. Ops that take at most one `await`
+      operand join several with a new stream.timepoint.join built by
+      `builder` before the op; an empty range removes the wait.
+    }], "void", "setAwaitTimepoints",
+      (ins "::mlir::ValueRange":$timepoints, "::mlir::OpBuilder &":$builder)>,
+    InterfaceMethod<"The timepoint the op produces, or null.",
+      "::mlir::Value", "getResultTimepoint", (ins)>,
+  ];
+}
+
+def Stream_StreamableOp : OpInterface<"StreamableOpInterface"> {
+  let cppNamespace = "::fleet::stream";
+  let description = [{
+    An op allowed inside async.execute/concurrent (async, tensor) or cmd.execute (cmd).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      True when the op only describes storage (no device work), such as an
+      uninitialized allocation; scheduling may place it freely.
+    }], "bool", "isMetadata", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+      True when the op is cheaper to recompute at every consumer than to keep
+      one shared result (splats, constants).
+    }], "bool", "preferCloneToConsumers", (ins), [{}], [{ return false; }]>,
+  ];
+}
+
 #endif // FLEET_DIALECT_STREAM_IR_STREAMINTERFACES_TD

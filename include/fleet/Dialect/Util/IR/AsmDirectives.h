@@ -80,6 +80,14 @@ ParseResult parseSizedType(OpAsmParser &parser, Type &type,
 void printSizedType(OpAsmPrinter &p, Operation *op, Type type,
                     ValueRange dims);
 
+/// `T{%size}` for a size-aware type with exactly one byte size
+/// (ir-reference.md, "Sizes in braces"): the braces are always printed and
+/// required on parse, with no space before `{`.
+ParseResult parseSizeAwareType(OpAsmParser &parser, Type &type,
+                               UnresolvedOperand &size);
+void printSizeAwareType(OpAsmPrinter &p, Operation *op, Type type,
+                        mlir::Value size);
+
 /// `{%a, %b}`, optional, printed only when non-empty.
 ParseResult parseOptionalBracedOperands(
     OpAsmParser &parser, llvm::SmallVectorImpl<UnresolvedOperand> &values);
@@ -99,6 +107,93 @@ unsigned getDynamicDimCount(Type type);
 /// "<what> count mismatch: expected N, got M" on `op`.
 mlir::LogicalResult verifyValueCount(Operation *op, llvm::StringRef what,
                                      size_t expected, size_t actual);
+
+//===----------------------------------------------------------------------===//
+// Sized type lists (ir-reference.md, "Sizes in braces" and "Tied results")
+//
+// A "sized" type is followed by the values that give its dynamic extent: a
+// size-aware type (SizeAwareTypeInterface) by its byte size `{%size}`, a
+// ranked shaped type by its `?` dims `{%d0, %d1}`. Parsers accept braces
+// after any type and collect their values in order; verifiers compare the
+// count (verifySizedValueCount), so a mismatch names both counts instead of
+// failing to parse. Printers hand out one value per size-aware type and one
+// per `?` dim, and never read past the end of the value list.
+//===----------------------------------------------------------------------===//
+
+/// Number of sized values that follow `type`: 1 for a size-aware type, the
+/// `?` count for a ranked shaped type, else 0.
+unsigned getSizedValueCount(Type type);
+
+/// Sum of getSizedValueCount over `types`.
+unsigned getSizedValueCount(TypeRange types);
+
+/// Verifies that `values` holds exactly one entry per sized value of `types`
+/// ("<what> count mismatch: expected N, got M").
+mlir::LogicalResult verifySizedValueCount(Operation *op, llvm::StringRef what,
+                                          TypeRange types, ValueRange values);
+
+/// Prints `type` followed by its sized values taken from `values` starting
+/// at `*next` (advanced past them).
+void printSizedTypeFrom(OpAsmPrinter &p, Type type, ValueRange values,
+                        unsigned &next);
+
+/// custom<SizeAwareTypeList>: `T{%size}, T, ...` (yield, ...).
+ParseResult parseSizeAwareTypeList(OpAsmParser &parser,
+                                   llvm::SmallVectorImpl<Type> &types,
+                                   llvm::SmallVectorImpl<UnresolvedOperand> &sizes);
+void printSizeAwareTypeList(OpAsmPrinter &p, Operation *op, TypeRange types,
+                            ValueRange sizes);
+
+/// custom<ShapedTypeList>: as SizeAwareTypeList, for ops whose results have
+/// the operands' types (the parsed types fill both lists).
+ParseResult parseShapedTypeList(OpAsmParser &parser,
+                                llvm::SmallVectorImpl<Type> &types,
+                                llvm::SmallVectorImpl<Type> &resultTypes,
+                                llvm::SmallVectorImpl<UnresolvedOperand> &sizes);
+void printShapedTypeList(OpAsmPrinter &p, Operation *op, TypeRange types,
+                         TypeRange resultTypes, ValueRange sizes);
+
+/// One entry of a sized tied result list: `T{...}`, `%operand{...}` or
+/// `%operand as T{...}`. Appends the type and sizes, and to `tied` the index
+/// of the named operand in `operands` (-1 when untied).
+ParseResult parseSizedTiedResult(
+    OpAsmParser &parser, llvm::ArrayRef<UnresolvedOperand> operands,
+    llvm::ArrayRef<Type> operandTypes, llvm::SmallVectorImpl<Type> &resultTypes,
+    llvm::SmallVectorImpl<UnresolvedOperand> &resultSizes,
+    llvm::SmallVectorImpl<int64_t> &tied);
+
+/// Prints result `resultIndex` of a sized tied result list (the inverse of
+/// parseSizedTiedResult), taking its sizes from `resultSizes` at `*next`.
+void printSizedTiedResult(OpAsmPrinter &p, unsigned resultIndex, Type type,
+                          ValueRange operands, TypeRange operandTypes,
+                          ValueRange resultSizes, ArrayAttr tiedOperands,
+                          unsigned &next);
+
+/// custom<ShapedFunctionType>: `(T{%s}, index) -> R` where R is one result
+/// or a parenthesized list (`()` for none). A result is `T{%s}`,
+/// `%operand{%s}` (tied, the operand's type) or `%operand as T{%s}`; a
+/// `%name` that is not one of `operands` is a parse error. `tiedOperands`
+/// indexes into `operands` (-1 = untied) and is null when nothing is tied.
+ParseResult parseShapedFunctionType(
+    OpAsmParser &parser, llvm::ArrayRef<UnresolvedOperand> operands,
+    llvm::SmallVectorImpl<Type> &operandTypes,
+    llvm::SmallVectorImpl<UnresolvedOperand> &operandSizes,
+    llvm::SmallVectorImpl<Type> &resultTypes,
+    llvm::SmallVectorImpl<UnresolvedOperand> &resultSizes,
+    ArrayAttr &tiedOperands);
+void printShapedFunctionType(OpAsmPrinter &p, Operation *op,
+                             ValueRange operands, TypeRange operandTypes,
+                             ValueRange operandSizes, TypeRange resultTypes,
+                             ValueRange resultSizes, ArrayAttr tiedOperands);
+
+/// custom<ShapedTiedResult>: the result of an op whose single result always
+/// reuses one operand's storage (TiedOpInterface). Printed
+/// `%target as T{%size}`; on parse the `%name as` prefix may be left out and
+/// its name is not checked.
+ParseResult parseShapedTiedResult(OpAsmParser &parser, Type &type,
+                                  UnresolvedOperand &size);
+void printShapedTiedResult(OpAsmPrinter &p, Operation *op, Type type,
+                           mlir::Value size);
 
 //===----------------------------------------------------------------------===//
 // Enum spelling (ir-reference.md, "Enum spelling inside op syntax")

@@ -302,4 +302,49 @@ def Util_NullOp : Util_Op<"null", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Host buffers
+//===----------------------------------------------------------------------===//
+
+def Util_BufferConstantOp : Util_Op<"buffer.constant", [Pure]> {
+  let summary = "Constant host byte buffer";
+  let description = [{
+    The bytes of `value` (a dense elements or string attribute, stored as in
+    memory: row-major, little-endian) as a host `!util.buffer`, optionally
+    named and aligned. Not in the IR reference: the syntax is IREE's
+    `util.buffer.constant` (docs/ir.md). Host programs upload it to devices.
+
+    ```mlir
+    %b = util.buffer.constant "weights" {alignment = 64 : index} : !util.buffer = dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<StrAttr>:$name, AnyAttr:$value,
+                       OptionalAttr<IndexAttr>:$alignment);
+  let results = (outs Util_BufferType:$result);
+  let assemblyFormat = [{
+    ($name^)? attr-dict `:` type($result) `=` $value
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Byte length of the value.
+    int64_t getByteLength();
+  }];
+}
+
+def Util_StatusCheckOkOp : Util_Op<"status.check_ok"> {
+  let summary = "Fails the program unless a status is OK (0)";
+  let description = [{
+    Host programs check the `i32` status of `hal.fence.await` and similar
+    with it; a non-zero status aborts the call with `message` and the status.
+    Not in the IR reference: the syntax is IREE's `util.status.check_ok`
+    (docs/ir.md).
+
+    ```mlir
+    util.status.check_ok %status, "device work failed"
+    ```
+  }];
+  let arguments = (ins I32:$status, OptionalAttr<StrAttr>:$message);
+  let assemblyFormat = "$status (`,` $message^)? attr-dict";
+}
+
 #endif // FLEET_DIALECT_UTIL_IR_UTILOPS_TD

@@ -1,0 +1,26 @@
+//===- Passes.h - flow (input phase) passes ---------------------*- C++ -*-===//
+#ifndef FLEET_DIALECT_FLOW_TRANSFORMS_PASSES_H
+#define FLEET_DIALECT_FLOW_TRANSFORMS_PASSES_H
+
+#include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/Stream/IR/StreamDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace fleet::flow {
+
+#define GEN_PASS_DECL
+#include "fleet/Dialect/Flow/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fleet/Dialect/Flow/Transforms/Passes.h.inc"
+
+} // namespace fleet::flow
+
+#endif // FLEET_DIALECT_FLOW_TRANSFORMS_PASSES_H

@@ -1,0 +1,124 @@
+//===- Passes.td - stream passes ----------------------------*- tablegen -*-===//
+
+#ifndef FLEET_DIALECT_STREAM_TRANSFORMS_PASSES_TD
+#define FLEET_DIALECT_STREAM_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def AnnotateAffinitiesPass : Pass<"stream-annotate-affinities", "mlir::ModuleOp"> {
+  let summary = "Debugging: writes AffinityAnalysis results as attributes";
+  let description = [{
+    For every op the analysis places: `stream.affinities = [exec]`,
+    `stream.affinities.operands = [...]` and `stream.affinities.results =
+    [...]` (one entry per operand/result; `unit` where a value floats or is
+    not a device value), plus `stream.affinities.results.pins = [[...]]` with
+    the affinities each result is pinned to. Not part of any pipeline.
+  }];
+}
+
+def RefineUsagePass : Pass<"stream-refine-usage", "mlir::ModuleOp"> {
+  let summary = "Gives every resource a concrete lifetime";
+  let description = [{
+    `!stream.resource<*>` values become `external` when they flow only into a
+    lifetime-changing transfer to `external` on the same affinity (the
+    transfer is then removed), `constant` for constants, and `transient`
+    otherwise; transfers that no longer change anything are removed.
+
+    ```mlir
+    %0 = stream.async.dispatch ... -> !stream.resource<*>{%c16}
+    %1 = stream.async.transfer %0 : !stream.resource<*>{%c16} from(#a) -> to(#a) !stream.resource<external>{%c16}
+    // becomes
+    %0 = stream.async.dispatch ... -> !stream.resource<external>{%c16}
+    ```
+  }];
+}
+
+def ElideAsyncCopiesPass : Pass<"stream-elide-async-copies", "mlir::ModuleOp"> {
+  let summary = "Removes transfers the device topology makes unnecessary";
+  let description = [{
+    A transfer from S to T that does not change the lifetime is removed when
+    S and T are the same device (backend and ordinal), when the link T -> S
+    has `unified_memory`, or when it has `transparent_access`: the consumer
+    T can then load/store the producer's memory directly (design.md §3: a
+    link (@x -> @y) says x reaches memory allocated on y, so the direction
+    checked is consumer -> producer). Lifetime-changing transfers stay.
+  }];
+}
+
+def PlaceTransferExecutionsPass
+    : Pass<"stream-place-transfer-executions", "mlir::ModuleOp"> {
+  let summary = "Runs transfers into pinned results on the pinned device";
+  let description = [{
+    For each `stream.async.transfer` without `on(...)`: when its result is
+    pinned to exactly one affinity P (an export, import or ABI affinity) and
+    the default execution (the source side, or the target side for staging/
+    external sources) cannot execute with P, sets `on(P)`. When the result is
+    pinned to several affinities, the transfer is split into one per pin,
+    each placed on its pin and feeding that pin's consumers (Fleet extension,
+    design.md §3). Placement is never an error.
+  }];
+}
+
+def ScheduleExecutionPass : Pass<"stream-schedule-execution", "mlir::ModuleOp"> {
+  let summary = "Partitions async work into per-device execute regions";
+  let description = [{
+    In every block, streamable async ops are grouped into
+    `stream.async.execute on(A)` regions, one affinity each, ordered by
+    timepoints. An op joins the open region of its affinity only when it
+    can execute with it and needs no timepoint the region does not already
+    await; a region ends when another region or the host consumes one of its
+    values, so consumers start early (pipelining over micro-batches
+    overlaps). Host consumers get a `stream.timepoint.await`; device
+    consumers await the producer's timepoint. A transfer joins its
+    producer's region only when its execution affinity is compatible.
+  }];
+}
+
+def ScheduleConcurrencyPass
+    : Pass<"stream-schedule-concurrency", "mlir::ModuleOp"> {
+  let summary = "Groups independent work in an execute region into concurrent regions";
+  let description = [{
+    Inside each `stream.async.execute`, ops at the same dependency depth
+    (a wave) that do not depend on each other are wrapped in a
+    `stream.async.concurrent` region when there are two or more of them.
+  }];
+}
+
+def PropagateTimepointsPass
+    : Pass<"stream-propagate-timepoints", "mlir::ModuleOp"> {
+  let summary = "Carries timepoints with resources through control flow";
+  let description = [{
+    A resource that enters a loop, branch or block argument after an await
+    travels with its timepoint instead: loop-carried resources get a
+    loop-carried timepoint, so an execute region in iteration i+1 awaits
+    iteration i's timepoint rather than a host wait between iterations.
+  }];
+}
+
+def ScheduleAllocationPass
+    : Pass<"stream-schedule-allocation", "mlir::ModuleOp"> {
+  let summary = "Allocates resources and turns async regions into commands";
+  let description = [{
+    Every `stream.async.execute` becomes a `stream.cmd.execute`: results get a
+    queue-ordered `stream.resource.alloca` (on the region's affinity, or
+    `#hal.device.optimal<[...]>` in device declaration order when devices
+    other than the producer read the value; a result pinned to one device
+    stays on it), temporaries get an alloca/dealloca pair around the region,
+    dispatches become `stream.cmd.dispatch`, transfers `stream.cmd.copy`
+    preceded by `stream.cmd.invalidate from(SRC)` when the source lives on
+    another device and followed by `stream.cmd.flush to(DST)` when the result
+    does. Constants become host buffers mapped as resources.
+  }];
+}
+
+def ElideTimepointsPass : Pass<"stream-elide-timepoints", "mlir::ModuleOp"> {
+  let summary = "Removes waits already covered by other waits";
+  let description = [{
+    A timepoint awaited by an op is dropped when another timepoint the op
+    awaits is known to be reached only after it (it awaits it transitively),
+    and a join of one timepoint is that timepoint. A timeline-aware op's
+    signal covers its waits.
+  }];
+}
+
+#endif // FLEET_DIALECT_STREAM_TRANSFORMS_PASSES_TD

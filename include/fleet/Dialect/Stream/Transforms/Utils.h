@@ -1,0 +1,23 @@
+//===- Utils.h - helpers shared by the stream passes ------------*- C++ -*-===//
+#ifndef FLEET_LIB_DIALECT_STREAM_TRANSFORMS_UTILS_H
+#define FLEET_LIB_DIALECT_STREAM_TRANSFORMS_UTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+namespace fleet::stream {
+
+/// The byte size (`index`) of a resource value: the size operand its producer
+/// carries (SizeAwareOpInterface), the matching capture size for a region
+/// argument, else a new `stream.resource.size` at the builder's position.
+mlir::Value getResourceSize(mlir::OpBuilder &builder, mlir::Location loc,
+                            mlir::Value resource);
+
+/// Null for no timepoints, the timepoint itself for one, else a
+/// `stream.timepoint.join`.
+mlir::Value joinTimepoints(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::ValueRange timepoints);
+
+} // namespace fleet::stream
+
+#endif // FLEET_LIB_DIALECT_STREAM_TRANSFORMS_UTILS_H

@@ -1,0 +1,46 @@
+//===- Pipelines.h - fleet-compile's pass pipelines -------------*- C++ -*-===//
+//
+// The named pipelines of design.md §1, assembled from the passes of each
+// phase. fleet-compile runs them in order and may stop after any phase
+// (--compile-to=input|stream|hal).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_PIPELINES_PIPELINES_H
+#define FLEET_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace fleet {
+
+/// Where fleet-compile stops. `End` writes the artifact.
+enum class CompilePhase { Input, Stream, HAL, End };
+
+struct CompileOptions {
+  /// `--hal-target-device` specs (local | NAME=local | NAME=local[N]).
+  std::vector<std::string> targetDevices;
+  /// `--execution-model=async-external`: exports take coarse fences.
+  bool asyncExternal = false;
+  /// `--hal-external-resources-mappable`: external resources get mapping bits.
+  bool externalResourcesMappable = false;
+  /// `--llvmcpu-target-cpu`: "host" or an LLVM CPU name (e.g. x86-64-v3).
+  std::string targetCPU = "host";
+};
+
+/// Input phase: func→util, device globals, ABI wrapping, call-graph
+/// annotations, topology, dispatch formation.
+void buildInputPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// Stream phase (`stream-transformation-pipeline`): tensors to resources,
+/// lifetimes, copy elision, transfer placement, execution and allocation
+/// scheduling; ends in cmd-level IR (docs/pipeline.md §2).
+void buildStreamPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// Registers the named pipelines with the global registry (for fleet-opt).
+void registerPipelines();
+
+} // namespace fleet
+
+#endif // FLEET_PIPELINES_PIPELINES_H

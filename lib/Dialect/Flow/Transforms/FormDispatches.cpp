@@ -1,0 +1,448 @@
+//===- FormDispatches.cpp - outline compute ops into executables ----------===//
+//
+// Invariant established: no compute op remains in host functions. Every
+// linalg op (after elementwise ops became linalg.generics and elementwise
+// producer-consumer chains were fused) is the root of exactly one
+// `flow.dispatch` of a `stream.executable` with one export whose function
+// follows the dispatch function contract of docs/pipeline.md; identical
+// executables are shared. Anything left that neither the host nor a dispatch
+// can run is a diagnostic naming the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
+
+#include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "flow-form-dispatches"
+
+namespace fleet::flow {
+#define GEN_PASS_DEF_FORMDISPATCHESPASS
+#include "fleet/Dialect/Flow/Transforms/Passes.h.inc"
+} // namespace fleet::flow
+
+using namespace mlir;
+using namespace fleet;
+
+namespace {
+
+/// Constants up to this many bytes are cloned into a dispatch instead of
+/// becoming a binding of a host constant.
+constexpr int64_t kMaxClonedConstantBytes = 256;
+
+bool isSmallConstant(Operation *op) {
+  auto constant = dyn_cast_or_null<arith::ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto shaped = dyn_cast<ShapedType>(constant.getType());
+  if (!shaped)
+    return true;
+  if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+    if (dense.isSplat())
+      return true;
+  return shaped.hasStaticShape() &&
+         shaped.getNumElements() *
+                 std::max<int64_t>(1, shaped.getElementTypeBitWidth() / 8) <=
+             kMaxClonedConstantBytes;
+}
+
+/// The chain that initializes a root's init operand and is cheap to recompute
+/// inside the dispatch: tensor.empty, or linalg.fill of a constant into one.
+/// Returns the ops in definition order, or empty if `value` is a real input.
+SmallVector<Operation *> getClonableInitChain(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<tensor::EmptyOp>(op))
+    return {op};
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op)) {
+    Operation *scalar = fill.getInputs().front().getDefiningOp();
+    Operation *init = fill.getOutputs().front().getDefiningOp();
+    if (isSmallConstant(scalar) && isa_and_nonnull<tensor::EmptyOp>(init))
+      return {scalar, init, fill};
+  }
+  return {};
+}
+
+/// A fill whose every use is the init of another linalg op is folded into
+/// those ops' dispatches instead of being its own dispatch.
+bool isFoldedIntoConsumers(linalg::FillOp fill) {
+  if (getClonableInitChain(fill.getResult(0)).empty())
+    return false;
+  for (OpOperand &use : fill.getResult(0).getUses()) {
+    auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    if (!consumer || !consumer.isDpsInit(&use))
+      return false;
+  }
+  return !fill.getResult(0).use_empty();
+}
+
+std::string getElementTypeName(Type type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << getElementTypeOrSelf(type);
+  return name;
+}
+
+std::string getShapeName(ShapedType type) {
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  llvm::interleave(type.getShape(), os, "x");
+  return name;
+}
+
+/// A short description of the root for export names and traces, e.g.
+/// `matmul_64x32x16_f32` or `elementwise_4_f32`.
+std::string describeRoot(linalg::LinalgOp root) {
+  Type resultType = root->getNumResults() ? root->getResult(0).getType()
+                                          : root.getDpsInits()[0].getType();
+  auto shaped = cast<ShapedType>(resultType);
+  std::string element = getElementTypeName(shaped);
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(root.getOperation())) {
+    auto lhs = cast<ShapedType>(matmul.getInputs()[0].getType());
+    return "matmul_" + std::to_string(shaped.getDimSize(0)) + "x" +
+           std::to_string(shaped.getDimSize(1)) + "x" +
+           std::to_string(lhs.getDimSize(1)) + "_" + element;
+  }
+  if (isa<linalg::BatchMatmulOp>(root.getOperation()))
+    return "batch_matmul_" + getShapeName(shaped) + "_" + element;
+  if (auto generic = dyn_cast<linalg::GenericOp>(root.getOperation())) {
+    bool reduction = generic.getNumReductionLoops() > 0;
+    return std::string(reduction ? "reduction_" : "elementwise_") +
+           getShapeName(shaped) + "_" + element;
+  }
+  std::string name = root->getName().stripDialect().str();
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name + "_" + getShapeName(shaped) + "_" + element;
+}
+
+class DispatchOutliner {
+public:
+  DispatchOutliner(ModuleOp module) : module(module), symbolTable(module) {}
+
+  /// Outlines `root` into a new executable and replaces it with a dispatch.
+  LogicalResult outline(linalg::LinalgOp root, StringRef baseName);
+
+private:
+  ModuleOp module;
+  SymbolTable symbolTable;
+};
+
+LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
+                                        StringRef baseName) {
+  Operation *rootOp = root.getOperation();
+  MLIRContext *context = rootOp->getContext();
+  Location loc = rootOp->getLoc();
+
+  // Classify every value the root reads: cloned producers, tensor bindings,
+  // push constants.
+  SetVector<Operation *> cloned;
+  SetVector<Value> tensorInputs;
+  SetVector<Value> scalarInputs;
+  auto classify = [&](Value value, bool isInit) -> LogicalResult {
+    if (isInit) {
+      SmallVector<Operation *> chain = getClonableInitChain(value);
+      if (!chain.empty()) {
+        cloned.insert(chain.begin(), chain.end());
+        return success();
+      }
+    }
+    Operation *producer = value.getDefiningOp();
+    if (isSmallConstant(producer)) {
+      cloned.insert(producer);
+      return success();
+    }
+    if (auto tensorType = dyn_cast<RankedTensorType>(value.getType())) {
+      if (!tensorType.hasStaticShape())
+        return rootOp->emitOpError()
+               << "has a dynamically shaped operand " << tensorType
+               << "; Fleet supports static shapes only";
+      tensorInputs.insert(value);
+      return success();
+    }
+    if (value.getType().isIntOrIndexOrFloat()) {
+      scalarInputs.insert(value);
+      return success();
+    }
+    return rootOp->emitOpError()
+           << "reads a value of type " << value.getType()
+           << " that a dispatch cannot take (expected a tensor or a scalar)";
+  };
+  for (OpOperand &operand : rootOp->getOpOperands())
+    if (failed(classify(operand.get(), root.isDpsInit(&operand))))
+      return failure();
+  // Values captured by the root's regions from the enclosing function.
+  SetVector<Value> captured;
+  for (Region &region : rootOp->getRegions())
+    region.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (!rootOp->isAncestor(operand.getParentRegion()->getParentOp()))
+          captured.insert(operand);
+    });
+  for (Value value : captured)
+    if (failed(classify(value, /*isInit=*/false)))
+      return failure();
+
+  for (Type type : rootOp->getResultTypes())
+    if (!cast<RankedTensorType>(type).hasStaticShape())
+      return rootOp->emitOpError()
+             << "has a dynamically shaped result " << type
+             << "; Fleet supports static shapes only";
+
+  // The dispatch function: bindings for inputs then results, then scalars.
+  OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+  std::string executableName = baseName.str();
+  std::string exportName = executableName + "_" + describeRoot(root);
+  auto bindingType = stream::BindingType::get(context);
+  SmallVector<Type> argTypes(tensorInputs.size() + rootOp->getNumResults(),
+                             bindingType);
+  for (Value scalar : scalarInputs)
+    argTypes.push_back(scalar.getType());
+
+  auto executable = stream::ExecutableOp::create(
+      moduleBuilder, loc, moduleBuilder.getStringAttr("private"),
+      executableName);
+  executable.getBody().emplaceBlock();
+  symbolTable.insert(executable);
+  executableName = executable.getSymName().str();
+  exportName = executableName + "_" + describeRoot(root);
+
+  OpBuilder exeBuilder = OpBuilder::atBlockBegin(&executable.getBody().front());
+  auto exportOp = stream::ExecutableExportOp::create(
+      exeBuilder, loc, StringAttr{}, exportName, exportName);
+  {
+    // workgroups() -> (index, index, index): 1x1x1 until kernel codegen picks
+    // tile sizes (codegen-configure-workgroups).
+    Block *block = exeBuilder.createBlock(&exportOp.getWorkgroupCount());
+    OpBuilder b = OpBuilder::atBlockBegin(block);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    stream::ReturnOp::create(b, loc, ValueRange{one, one, one});
+  }
+  exeBuilder.setInsertionPointAfter(exportOp);
+  auto innerModule = ModuleOp::create(exeBuilder, loc);
+  OpBuilder funcBuilder = OpBuilder::atBlockBegin(innerModule.getBody());
+  auto funcType = FunctionType::get(context, argTypes, {});
+  auto func = func::FuncOp::create(funcBuilder, loc, exportName, funcType);
+  Block *entry = func.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+
+  IRMapping mapping;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto subspan = [&](unsigned argIndex, RankedTensorType type) -> Value {
+    auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+    return stream::BindingSubspanOp::create(b, loc, memrefType,
+                                            entry->getArgument(argIndex), zero,
+                                            ValueRange{});
+  };
+  for (auto [i, value] : llvm::enumerate(tensorInputs)) {
+    auto type = cast<RankedTensorType>(value.getType());
+    Value memref = subspan(i, type);
+    auto toTensor = bufferization::ToTensorOp::create(b, loc, type, memref,
+                                                      /*restrict=*/true,
+                                                      /*writable=*/false);
+    mapping.map(value, toTensor.getResult());
+  }
+  unsigned scalarBase = tensorInputs.size() + rootOp->getNumResults();
+  for (auto [i, value] : llvm::enumerate(scalarInputs))
+    mapping.map(value, entry->getArgument(scalarBase + i));
+  // Clone producers in their original order so operands are defined first.
+  SmallVector<Operation *> ordered(cloned.begin(), cloned.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) {
+    return a->getBlock() == b->getBlock() ? a->isBeforeInBlock(b) : a < b;
+  });
+  for (Operation *op : ordered)
+    b.clone(*op, mapping);
+  Operation *newRoot = b.clone(*rootOp, mapping);
+  for (auto [i, result] : llvm::enumerate(newRoot->getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    Value memref = subspan(tensorInputs.size() + i, type);
+    auto store = bufferization::MaterializeInDestinationOp::create(
+        b, loc, TypeRange{}, result, memref);
+    store.setRestrict(true);
+    store.setWritable(true);
+  }
+  func::ReturnOp::create(b, loc);
+
+  // Replace the root with the dispatch.
+  OpBuilder hostBuilder(rootOp);
+  SmallVector<Value> dispatchOperands(tensorInputs.begin(), tensorInputs.end());
+  dispatchOperands.append(scalarInputs.begin(), scalarInputs.end());
+  auto entryPoint = SymbolRefAttr::get(
+      context, executableName,
+      {FlatSymbolRefAttr::get(context, exportName)});
+  auto dispatch = flow::DispatchOp::create(hostBuilder, loc,
+                                           rootOp->getResultTypes(), entryPoint,
+                                           ValueRange{}, dispatchOperands);
+  rootOp->replaceAllUsesWith(dispatch.getResults());
+  rootOp->erase();
+  // Producers that were only feeding the root are now dead.
+  for (Operation *op : llvm::reverse(ordered))
+    if (op->use_empty())
+      op->erase();
+  return success();
+}
+
+/// Text of an executable (export grid + inner module) for deduplication;
+/// the caller blanks the function name first.
+std::string getExecutableKey(stream::ExecutableOp executable) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  OpPrintingFlags flags;
+  flags.printGenericOpForm().useLocalScope();
+  for (Operation &op : executable.getBody().front()) {
+    if (auto exportOp = dyn_cast<stream::ExecutableExportOp>(op)) {
+      for (Block &block : exportOp.getWorkgroupCount())
+        for (Operation &nested : block)
+          nested.print(os, flags);
+    } else if (isa<ModuleOp>(op)) {
+      op.print(os, flags);
+    }
+  }
+  return key;
+}
+
+/// Merges executables whose bodies are identical and redirects dispatches.
+void deduplicateExecutables(ModuleOp module) {
+  llvm::StringMap<stream::ExecutableOp> byKey;
+  DenseMap<Attribute, SymbolRefAttr> replacements;
+  for (auto executable :
+       llvm::make_early_inc_range(module.getOps<stream::ExecutableOp>())) {
+    // Rename the inner function and export to a fixed name while hashing.
+    std::string key;
+    {
+      SmallVector<std::pair<Operation *, StringAttr>> renamed;
+      for (Operation &op : executable.getBody().front()) {
+        if (auto inner = dyn_cast<ModuleOp>(op))
+          for (auto func : inner.getOps<func::FuncOp>()) {
+            renamed.push_back({func, func.getSymNameAttr()});
+            func.setSymName("__key__");
+          }
+      }
+      key = getExecutableKey(executable);
+      for (auto [op, name] : renamed)
+        cast<func::FuncOp>(op).setSymNameAttr(name);
+    }
+    auto [it, inserted] = byKey.try_emplace(key, executable);
+    if (inserted)
+      continue;
+    stream::ExecutableOp original = it->second;
+    auto originalExport =
+        *original.getBody().front().getOps<stream::ExecutableExportOp>().begin();
+    auto duplicateExport = *executable.getBody()
+                                .front()
+                                .getOps<stream::ExecutableExportOp>()
+                                .begin();
+    MLIRContext *context = module.getContext();
+    replacements[SymbolRefAttr::get(
+        context, executable.getSymName(),
+        {FlatSymbolRefAttr::get(context, duplicateExport.getSymName())})] =
+        SymbolRefAttr::get(
+            context, original.getSymName(),
+            {FlatSymbolRefAttr::get(context, originalExport.getSymName())});
+    LLVM_DEBUG(llvm::dbgs() << "dedup: " << executable.getSymName() << " -> "
+                            << original.getSymName() << "\n");
+    executable.erase();
+  }
+  if (replacements.empty())
+    return;
+  module.walk([&](flow::DispatchOp dispatch) {
+    auto it = replacements.find(dispatch.getEntryPoint());
+    if (it != replacements.end())
+      dispatch.setEntryPointAttr(it->second);
+  });
+}
+
+/// True for ops a host function may keep after dispatch formation
+/// (docs/pipeline.md, input phase).
+bool isHostOp(Operation *op) {
+  Dialect *dialect = op->getDialect();
+  if (!dialect)
+    return false;
+  StringRef ns = dialect->getNamespace();
+  if (ns == "util" || ns == "flow" || ns == "hal" || ns == "scf" ||
+      ns == "cf" || ns == "stream")
+    return true;
+  if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::ExpandShapeOp,
+          tensor::CollapseShapeOp>(op))
+    return true;
+  // Scalar arithmetic stays on the host.
+  if (ns == "arith" || ns == "math")
+    return llvm::none_of(op->getResultTypes(),
+                         [](Type t) { return isa<ShapedType>(t); });
+  return false;
+}
+
+struct FormDispatchesPass
+    : public fleet::flow::impl::FormDispatchesPassBase<FormDispatchesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+
+    // 1. Elementwise ops to linalg, then fuse elementwise chains.
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](OpOperand *fused) {
+          Operation *producer = fused->get().getDefiningOp();
+          return producer && producer->hasOneUse();
+        });
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    SmallVector<util::FuncOp> funcs;
+    for (auto func : module.getOps<util::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+    for (auto func : funcs)
+      if (failed(applyPatternsGreedily(func, frozen)))
+        return signalPassFailure();
+
+    // 2. Outline every root.
+    DispatchOutliner outliner(module);
+    for (auto func : funcs) {
+      SmallVector<linalg::LinalgOp> roots;
+      func.walk([&](linalg::LinalgOp op) {
+        if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
+          if (isFoldedIntoConsumers(fill))
+            return;
+        roots.push_back(op);
+      });
+      unsigned ordinal = 0;
+      for (linalg::LinalgOp root : roots) {
+        std::string base =
+            (func.getSymName() + "_dispatch_" + Twine(ordinal++)).str();
+        if (failed(outliner.outline(root, base)))
+          return signalPassFailure();
+      }
+      // Fills folded into consumers are dead now.
+      func.walk([&](linalg::FillOp fill) {
+        if (fill->use_empty())
+          fill->erase();
+      });
+    }
+
+    // 3. Share identical executables.
+    deduplicateExecutables(module);
+
+    // 4. Everything left must be runnable by the host program.
+    bool unsupported = false;
+    for (auto func : funcs) {
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (op == func.getOperation() || isHostOp(op))
+          return WalkResult::advance();
+        op->emitError() << "'" << op->getName()
+                        << "' is not supported: Fleet can neither run it in "
+                           "the host program nor form a dispatch from it";
+        unsupported = true;
+        return WalkResult::skip();
+      });
+    }
+    if (unsupported)
+      return signalPassFailure();
+  }
+};
+
+} // namespace

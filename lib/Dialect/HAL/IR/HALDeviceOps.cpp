@@ -1,0 +1,58 @@
+//===- HALDeviceOps.cpp - devices and queue ops ---------------------------===//
+//
+// Verifiers and interfaces of the ops in HALDeviceOps.td (ir-reference.md,
+// "Devices" and "Queue ops").
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/HAL/IR/HALOps.h"
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::hal;
+
+/// The optional `= default` of a query is a typed attribute of exactly the
+/// value's type (ir-reference.md, device.query).
+static LogicalResult verifyQueryDefault(Operation *op, TypedAttr defaultValue,
+                                        Type valueType) {
+  if (!defaultValue || defaultValue.getType() == valueType)
+    return success();
+  return op->emitOpError("default value type ")
+         << defaultValue.getType() << " must equal the value type "
+         << valueType;
+}
+
+LogicalResult DeviceQueryOp::verify() {
+  return verifyQueryDefault(*this, getDefaultValueAttr(),
+                            getValue().getType());
+}
+
+LogicalResult DeviceQueryLinkOp::verify() {
+  if (!isKnownKey(getKey()))
+    return emitOpError("unknown link key '")
+           << getKey()
+           << "' (expected unified_memory, transparent_access or "
+              "export_import)";
+  return verifyQueryDefault(*this, getDefaultValueAttr(),
+                            getValue().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Queue ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult fleet::hal::verifyQueueFences(Operation *op, Value wait,
+                                            Value signal) {
+  if (wait != signal)
+    return success();
+  // util.null is "no fence": waiting on nothing and signalling nothing.
+  if (isa_and_nonnull<util::NullOp>(wait.getDefiningOp()))
+    return success();
+  return op->emitOpError("wait and signal fences must be different values "
+                         "(unless they come from util.null): the op would "
+                         "wait for its own signal");
+}
+
+Value DeviceQueueAllocaOp::getOperandSize(unsigned) { return {}; }
+
+Value DeviceQueueAllocaOp::getResultSize(unsigned) { return getResultSize(); }

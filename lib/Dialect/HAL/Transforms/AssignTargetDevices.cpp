@@ -1,0 +1,135 @@
+//===- AssignTargetDevices.cpp - device globals from command-line specs ---===//
+//
+// Invariant established: the module declares at least one `!hal.device`
+// global and has a default affinity, so every later pass can name devices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/HAL/Transforms/Passes.h"
+
+#include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
+#include "fleet/Dialect/HAL/IR/HALDialect.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "hal-assign-target-devices"
+
+namespace fleet::hal {
+#define GEN_PASS_DEF_ASSIGNTARGETDEVICESPASS
+#include "fleet/Dialect/HAL/Transforms/Passes.h.inc"
+} // namespace fleet::hal
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::hal;
+
+namespace {
+
+struct DeviceSpec {
+  std::string name;
+  std::string backend;
+  std::optional<int64_t> ordinal;
+};
+
+/// Parses `local`, `NAME=local`, `NAME=local[N]` or `local[N]`.
+FailureOr<DeviceSpec> parseSpec(StringRef text, std::string &error) {
+  DeviceSpec spec;
+  StringRef target = text;
+  if (auto [name, rest] = text.split('='); !rest.empty()) {
+    spec.name = name.trim().str();
+    target = rest.trim();
+    if (spec.name.empty()) {
+      error = "empty device name in '" + text.str() + "'";
+      return failure();
+    }
+  }
+  if (size_t open = target.find('['); open != StringRef::npos) {
+    StringRef number = target.substr(open + 1);
+    int64_t ordinal;
+    if (!number.consume_back("]") || number.getAsInteger(10, ordinal) ||
+        ordinal < 0) {
+      error = "malformed ordinal in '" + text.str() +
+              "' (expected NAME=BACKEND[N])";
+      return failure();
+    }
+    spec.ordinal = ordinal;
+    target = target.take_front(open);
+  }
+  spec.backend = target.str();
+  if (spec.backend != "local") {
+    error = "unknown device backend '" + spec.backend + "' in '" + text.str() +
+            "' (Fleet targets: local)";
+    return failure();
+  }
+  return spec;
+}
+
+struct AssignTargetDevicesPass
+    : public fleet::hal::impl::AssignTargetDevicesPassBase<
+          AssignTargetDevicesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    DeviceSet existing(module);
+    if (!existing.empty()) {
+      LLVM_DEBUG(llvm::dbgs() << "module declares devices; ignoring specs\n");
+      setDefaultAffinity(module, existing.getDevices().front().getName());
+      return;
+    }
+    SmallVector<std::string> specs(targetDevices.begin(), targetDevices.end());
+    if (specs.empty())
+      specs.push_back("local");
+
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    llvm::StringMap<int64_t> nextOrdinal;
+    llvm::StringSet<> names;
+    std::string first;
+    for (auto [i, text] : llvm::enumerate(specs)) {
+      std::string error;
+      FailureOr<DeviceSpec> spec = parseSpec(text, error);
+      if (failed(spec)) {
+        module.emitError() << "--hal-target-device: " << error;
+        return signalPassFailure();
+      }
+      if (spec->name.empty())
+        spec->name = "__device_" + std::to_string(i);
+      if (!names.insert(spec->name).second) {
+        module.emitError() << "--hal-target-device: device '" << spec->name
+                           << "' declared twice";
+        return signalPassFailure();
+      }
+      int64_t ordinal = spec->ordinal ? *spec->ordinal
+                                      : nextOrdinal[spec->backend];
+      nextOrdinal[spec->backend] =
+          std::max(nextOrdinal[spec->backend], ordinal + 1);
+      auto config = DictionaryAttr::get(
+          context, {builder.getNamedAttr("ordinal",
+                                         builder.getIndexAttr(ordinal))});
+      auto target = DeviceTargetAttr::get(
+          context, DeviceType::get(context), builder.getStringAttr(spec->backend),
+          config, ArrayRef<ExecutableTargetAttr>{});
+      util::GlobalOp::create(builder, module.getLoc(), spec->name,
+                                     /*isMutable=*/false,
+                                     DeviceType::get(context), target);
+      if (first.empty())
+        first = spec->name;
+    }
+    setDefaultAffinity(module, first);
+  }
+
+  void setDefaultAffinity(ModuleOp module, StringRef device) {
+    if (module->hasAttr("stream.affinity.default") ||
+        module->hasAttr("stream.affinity"))
+      return;
+    module->setAttr("stream.affinity.default",
+                    DeviceAffinityAttr::get(
+                        &getContext(),
+                        FlatSymbolRefAttr::get(&getContext(), device), -1));
+  }
+};
+
+} // namespace

@@ -1,0 +1,74 @@
+//===- ResolveDevicePromises.cpp - promises become affinities -------------===//
+//
+// Invariant established: no #hal.device.promise remains; every device an
+// affinity names is a declared `!hal.device` global.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/HAL/Transforms/Passes.h"
+
+#include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
+#include "fleet/Dialect/HAL/IR/HALDialect.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+
+#define DEBUG_TYPE "hal-resolve-device-promises"
+
+namespace fleet::hal {
+#define GEN_PASS_DEF_RESOLVEDEVICEPROMISESPASS
+#include "fleet/Dialect/HAL/Transforms/Passes.h.inc"
+} // namespace fleet::hal
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::hal;
+
+namespace {
+
+struct ResolveDevicePromisesPass
+    : public fleet::hal::impl::ResolveDevicePromisesPassBase<
+          ResolveDevicePromisesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    DeviceSet devices(module);
+    bool failedAny = false;
+    auto check = [&](Operation *op, Attribute attr) {
+      // Undeclared devices named by promises or affinities are errors.
+      attr.walk([&](Attribute nested) {
+        StringRef name;
+        if (auto promise = dyn_cast<DevicePromiseAttr>(nested))
+          name = promise.getDevice().getValue();
+        else if (auto affinity = dyn_cast<DeviceAffinityAttr>(nested))
+          name = affinity.getDevice().getRootReference().getValue();
+        else
+          return;
+        if (!devices.lookup(name)) {
+          op->emitError() << "names device @" << name
+                          << ", which is not declared (declare a !hal.device "
+                             "global or pass --hal-target-device="
+                          << name << "=local)";
+          failedAny = true;
+        }
+      });
+    };
+    module.walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs())
+        check(op, attr.getValue());
+    });
+    if (failedAny)
+      return signalPassFailure();
+
+    AttrTypeReplacer replacer;
+    replacer.addReplacement([&](DevicePromiseAttr promise) -> Attribute {
+      return DeviceAffinityAttr::get(
+          promise.getContext(),
+          FlatSymbolRefAttr::get(promise.getContext(),
+                                 promise.getDevice().getValue()),
+          promise.getQueueMask());
+    });
+    replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                          /*replaceLocs=*/false,
+                                          /*replaceTypes=*/false);
+  }
+};
+
+} // namespace

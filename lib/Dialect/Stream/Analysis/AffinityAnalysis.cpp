@@ -1,0 +1,204 @@
+//===- AffinityAnalysis.cpp - where values live and ops execute -----------===//
+
+#include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
+
+#include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "affinity-analysis"
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::stream;
+
+/// Values that live on a device: tensors (input level) and resources.
+static bool isDeviceValue(Value value) {
+  return isa<RankedTensorType, ResourceType>(value.getType());
+}
+
+Attribute fleet::stream::getPinnedExecutionAffinity(Operation *op) {
+  if (auto affinityOp = dyn_cast<AffinityOpInterface>(op))
+    if (Attribute affinity = affinityOp.getAffinityAttr())
+      return affinity;
+  if (Attribute affinity = op->getAttr("stream.affinity"))
+    return affinity;
+  return llvm::TypeSwitch<Operation *, Attribute>(op)
+      .Case([](hal::TensorImportOp op) { return op.getAffinityAttr(); })
+      .Case([](hal::TensorExportOp op) { return op.getAffinityAttr(); })
+      .Case([](hal::TensorAliasOp op) { return op.getAffinityAttr(); })
+      .Default([](Operation *) { return Attribute(); });
+}
+
+bool AffinityAnalysis::isFloating(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return false;
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<ShapedType>(constant.getType());
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+    return isFloating(op->getOperand(0));
+  return false;
+}
+
+Attribute AffinityAnalysis::getDefaultAffinity(Operation *op) const {
+  for (Operation *it = op; it; it = it->getParentOp()) {
+    if (Attribute affinity = it->getAttr("stream.affinity"))
+      return affinity;
+    if (auto module = dyn_cast<ModuleOp>(it))
+      if (Attribute affinity = module->getAttr("stream.affinity.default"))
+        return affinity;
+  }
+  return {};
+}
+
+Attribute AffinityAnalysis::getExecutionAffinity(Operation *op) const {
+  return executionAffinities.lookup(op);
+}
+
+Attribute AffinityAnalysis::getValueAffinity(Value value) const {
+  return valueAffinities.lookup(value);
+}
+
+/// Rule 3: the first placed device operand.
+Attribute AffinityAnalysis::placeOperands(Operation *op) const {
+  for (Value operand : op->getOperands())
+    if (Attribute affinity = valueAffinities.lookup(operand))
+      return affinity;
+  return {};
+}
+
+void AffinityAnalysis::visit(Operation *op) {
+  Attribute pinned = getPinnedExecutionAffinity(op);
+  auto setResults = [&](Attribute affinity) {
+    for (Value result : op->getResults())
+      if (isDeviceValue(result) && affinity)
+        valueAffinities[result] = affinity;
+  };
+
+  llvm::TypeSwitch<Operation *>(op)
+      // Floating values are placed at their consumers.
+      .Case<arith::ConstantOp, tensor::EmptyOp>([&](auto) {})
+      .Case<tensor::ExpandShapeOp, tensor::CollapseShapeOp>([&](Operation *op) {
+        if (Attribute a = valueAffinities.lookup(op->getOperand(0)))
+          valueAffinities[op->getResult(0)] = a;
+      })
+      .Case([&](flow::TensorTransferOp op) {
+        executionAffinities[op] = placeOperands(op);
+        if (!executionAffinities[op])
+          executionAffinities[op] = getDefaultAffinity(op);
+        valueAffinities[op.getResult()] = op.getTargetAttr();
+      })
+      .Case([&](flow::TensorBarrierOp op) {
+        executionAffinities[op] = op.getTargetAttr();
+        valueAffinities[op.getResult()] = op.getTargetAttr();
+      })
+      .Case([&](AsyncTransferOp op) {
+        executionAffinities[op] = op.getAffinityAttr();
+        Attribute target = op.getTargetAffinityAttr();
+        valueAffinities[op.getResult()] =
+            target ? target : executionAffinities[op];
+      })
+      .Case<hal::TensorBarrierOp>([&](hal::TensorBarrierOp op) {
+        for (auto [source, result] :
+             llvm::zip(op.getSources(), op.getResults()))
+          if (Attribute a = valueAffinities.lookup(source))
+            valueAffinities[result] = a;
+      })
+      .Default([&](Operation *op) {
+        bool touchesDevice =
+            llvm::any_of(op->getOperands(), isDeviceValue) ||
+            llvm::any_of(op->getResults(), isDeviceValue);
+        if (!touchesDevice && !pinned)
+          return;
+        Attribute affinity = pinned;
+        if (!affinity)
+          affinity = placeOperands(op);
+        if (!affinity)
+          affinity = getDefaultAffinity(op);
+        executionAffinities[op] = affinity;
+        // Tied results stay where their operand lives.
+        if (auto tied = dyn_cast<util::TiedOpInterface>(op)) {
+          for (OpResult result : op->getResults()) {
+            if (Value operand = tied.getTiedResultOperand(result))
+              if (Attribute a = valueAffinities.lookup(operand)) {
+                valueAffinities[result] = a;
+                continue;
+              }
+            if (isDeviceValue(result) && affinity)
+              valueAffinities[result] = affinity;
+          }
+          return;
+        }
+        setResults(affinity);
+      });
+}
+
+LogicalResult AffinityAnalysis::run() {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // Executables hold kernels, not host code.
+    if (isa<ExecutableOp, hal::ExecutableOp>(op))
+      return WalkResult::skip();
+    if (isa<util::FuncOp, util::InitializerOp>(op)) {
+      Attribute defaultAffinity = getDefaultAffinity(op);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (isDeviceValue(arg) && defaultAffinity)
+              valueAffinities[arg] = defaultAffinity;
+      return WalkResult::advance();
+    }
+    if (!isa<ModuleOp>(op))
+      visit(op);
+    // Region arguments of control flow take their init's placement.
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (isDeviceValue(arg) && !valueAffinities.count(arg))
+            if (Attribute a = getDefaultAffinity(op))
+              valueAffinities[arg] = a;
+    return WalkResult::advance();
+  });
+  return success();
+}
+
+SmallVector<Attribute>
+AffinityAnalysis::getConsumerAffinities(Value value) const {
+  llvm::SetVector<Attribute> affinities;
+  for (Operation *user : value.getUsers())
+    if (Attribute affinity = executionAffinities.lookup(user))
+      affinities.insert(affinity);
+  return affinities.takeVector();
+}
+
+SmallVector<Attribute>
+AffinityAnalysis::getPinnedAffinities(Value value) const {
+  llvm::SetVector<Attribute> pins;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    Attribute pin =
+        llvm::TypeSwitch<Operation *, Attribute>(user)
+            .Case([](TensorExportOp op) { return op.getAffinityAttr(); })
+            .Case([](hal::TensorExportOp op) { return op.getAffinityAttr(); })
+            .Case([](hal::TensorAliasOp op) { return op.getAffinityAttr(); })
+            .Case([&](util::ReturnOp op) -> Attribute {
+              auto func = dyn_cast<util::FuncOp>(op->getParentOp());
+              if (!func || !func.getResAttrsAttr())
+                return {};
+              auto dict = dyn_cast_or_null<DictionaryAttr>(
+                  func.getResAttrsAttr()[use.getOperandNumber()]);
+              return dict ? dict.get("iree.abi.affinity") : Attribute();
+            })
+            .Default([](Operation *) { return Attribute(); });
+    if (pin)
+      pins.insert(pin);
+  }
+  return pins.takeVector();
+}

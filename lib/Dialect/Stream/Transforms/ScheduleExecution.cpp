@@ -1,0 +1,287 @@
+//===- ScheduleExecution.cpp - per-device execute regions -----------------===//
+//
+// Invariant established: outside execute regions no streamable async op
+// remains in host code (constants stay on the host: they are mapped host
+// memory, ready at once). Each `stream.async.execute` holds ops of one
+// affinity, awaits exactly the regions it depends on, and ends as soon as
+// another region or the host consumes one of its values, so consumers start
+// early (Fleet issue 7; design.md §1 "ScheduleExecution").
+//
+// Algorithm (one walk per block, in program order):
+//   - a streamable op X with affinity A and producer regions D first closes
+//     every open region in D whose affinity cannot execute with A;
+//   - X joins the open region P of A when every region in D other than P is
+//     already awaited by P (a region's waits are fixed when it starts, so a
+//     later consumer never delays it); otherwise P is closed and X starts a
+//     new region awaiting D;
+//   - a host op consuming a value of an open region closes it.
+// Regions await only closed regions and are never reopened, so the region
+// graph is acyclic. Each region is materialized right after its last op:
+// every consumer outside the region comes after that point.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
+
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Utils.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "stream-schedule-execution"
+
+namespace fleet::stream {
+#define GEN_PASS_DEF_SCHEDULEEXECUTIONPASS
+#include "fleet/Dialect/Stream/Transforms/Passes.h.inc"
+} // namespace fleet::stream
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::stream;
+
+namespace {
+
+struct Partition {
+  unsigned ordinal = 0;
+  Attribute affinity;
+  SmallVector<Operation *> ops;
+  llvm::SetVector<Partition *> awaits;
+  bool closed = false;
+};
+
+/// Ops scheduled into execute regions. Constants stay on the host (mapped
+/// host memory); execute/concurrent regions themselves are not rescheduled.
+bool isScheduled(Operation *op) {
+  if (isa<AsyncExecuteOp, AsyncConcurrentOp, AsyncConstantOp>(op))
+    return false;
+  return isa<StreamableOpInterface>(op) &&
+         op->getParentOfType<AsyncExecuteOp>() == nullptr;
+}
+
+Attribute getAffinity(Operation *op) {
+  if (auto affinityOp = dyn_cast<AffinityOpInterface>(op))
+    return affinityOp.getAffinityAttr();
+  return {};
+}
+
+bool canExecuteTogether(Attribute a, Attribute b) {
+  if (!a || !b || a == b)
+    return true;
+  if (auto affinity = dyn_cast<AffinityAttrInterface>(a))
+    return affinity.isExecutableWith(b);
+  return false;
+}
+
+class BlockScheduler {
+public:
+  explicit BlockScheduler(Block &block) : block(block) {}
+
+  void partition();
+  void materialize();
+
+private:
+  void close(Partition *partition) { partition->closed = true; }
+  Partition *getOpenPartition(Attribute affinity) {
+    for (auto &p : llvm::reverse(partitions))
+      if (!p->closed && canExecuteTogether(p->affinity, affinity))
+        return p.get();
+    return nullptr;
+  }
+  void materialize(Partition &partition);
+
+  Block &block;
+  SmallVector<std::unique_ptr<Partition>> partitions;
+  DenseMap<Operation *, Partition *> partitionOf;
+  DenseMap<Partition *, Value> timepointOf;
+};
+
+void BlockScheduler::partition() {
+  for (Operation &op : block) {
+    // Producer regions of the op's operands.
+    llvm::SetVector<Partition *> deps;
+    for (Value operand : op.getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        if (Partition *p = partitionOf.lookup(producer))
+          deps.insert(p);
+    // Values used inside nested regions count as operands too.
+    op.walk([&](Operation *nested) {
+      if (nested == &op)
+        return;
+      for (Value operand : nested->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          if (Partition *p = partitionOf.lookup(producer))
+            deps.insert(p);
+    });
+
+    if (!isScheduled(&op)) {
+      // Host consumer: the regions it reads from end here.
+      for (Partition *p : deps)
+        close(p);
+      continue;
+    }
+
+    Attribute affinity = getAffinity(&op);
+    for (Partition *p : deps)
+      if (!canExecuteTogether(p->affinity, affinity))
+        close(p);
+    Partition *target = getOpenPartition(affinity);
+    if (target) {
+      bool covered = llvm::all_of(deps, [&](Partition *p) {
+        return p == target || target->awaits.contains(p);
+      });
+      if (!covered) {
+        LLVM_DEBUG(llvm::dbgs() << "closing region " << target->ordinal
+                                << ": " << op.getName()
+                                << " needs a timepoint it does not await\n");
+        close(target);
+        target = nullptr;
+      }
+    }
+    if (!target) {
+      partitions.push_back(std::make_unique<Partition>());
+      target = partitions.back().get();
+      target->ordinal = partitions.size() - 1;
+      target->affinity = affinity;
+      for (Partition *p : deps) {
+        close(p);
+        target->awaits.insert(p);
+      }
+    }
+    target->ops.push_back(&op);
+    partitionOf[&op] = target;
+  }
+}
+
+void BlockScheduler::materialize(Partition &partition) {
+  Operation *last = partition.ops.back();
+  MLIRContext *context = last->getContext();
+  Location loc = last->getLoc();
+  llvm::SmallPtrSet<Operation *, 16> members(partition.ops.begin(),
+                                             partition.ops.end());
+
+  // Captures: resources defined outside the region; results: values used
+  // outside.
+  llvm::SetVector<Value> captures;
+  llvm::SetVector<Value> results;
+  for (Operation *op : partition.ops) {
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        if (!isa<ResourceType>(operand.getType()))
+          continue;
+        Operation *producer = operand.getDefiningOp();
+        bool inside = producer && (members.contains(producer) ||
+                                   op->isProperAncestor(producer));
+        if (!inside)
+          captures.insert(operand);
+      }
+    });
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (!members.contains(user)) {
+          results.insert(result);
+          break;
+        }
+  }
+
+  OpBuilder builder(context);
+  builder.setInsertionPointAfter(last);
+  SmallVector<Value> awaited;
+  for (Partition *dep : partition.awaits)
+    awaited.push_back(timepointOf[dep]);
+  Value await = joinTimepoints(builder, loc, awaited);
+
+  SmallVector<Value> captureSizes, resultSizes;
+  SmallVector<Type> resultTypes;
+  for (Value capture : captures)
+    captureSizes.push_back(getResourceSize(builder, loc, capture));
+  for (Value result : results) {
+    resultTypes.push_back(result.getType());
+    resultSizes.push_back(getResourceSize(builder, loc, result));
+  }
+  auto execute = AsyncExecuteOp::create(
+      builder, loc, resultTypes, TimepointType::get(context),
+      captures.getArrayRef(), captureSizes, resultSizes, await,
+      /*tied_operands=*/ArrayAttr{}, partition.affinity);
+  Block *body = builder.createBlock(&execute.getBody());
+  IRMapping mapping;
+  for (Value capture : captures)
+    mapping.map(capture, body->addArgument(capture.getType(), loc));
+  for (Operation *op : partition.ops) {
+    op->moveBefore(body, body->end());
+    for (OpOperand &operand : op->getOpOperands())
+      if (Value mapped = mapping.lookupOrNull(operand.get()))
+        operand.set(mapped);
+    op->walk([&](Operation *nested) {
+      for (OpOperand &operand : nested->getOpOperands())
+        if (Value mapped = mapping.lookupOrNull(operand.get()))
+          operand.set(mapped);
+    });
+  }
+  builder.setInsertionPointToEnd(body);
+  YieldOp::create(builder, loc, results.getArrayRef(), resultSizes);
+  timepointOf[&partition] = execute.getResultTimepoint();
+
+  // Outside uses: device consumers capture the result (and await the
+  // timepoint through their own region); host consumers wait.
+  builder.setInsertionPointAfter(execute);
+  for (auto [i, result] : llvm::enumerate(results)) {
+    Value regionResult = execute.getResult(i);
+    Value hostValue;
+    for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+      Operation *user = use.getOwner();
+      if (user->getParentOp() == execute.getOperation() ||
+          execute->isProperAncestor(user))
+        continue;
+      Operation *topUser = block.findAncestorOpInBlock(*user);
+      if (topUser && isScheduled(topUser)) {
+        use.set(regionResult);
+        continue;
+      }
+      if (!hostValue)
+        hostValue = TimepointAwaitOp::create(
+                        builder, loc, TypeRange{result.getType()},
+                        ValueRange{regionResult},
+                        ValueRange{resultSizes[i]},
+                        execute.getResultTimepoint(), /*sync=*/false)
+                        .getResult(0);
+      use.set(hostValue);
+    }
+  }
+}
+
+void BlockScheduler::materialize() {
+  for (auto &partition : partitions)
+    materialize(*partition);
+}
+
+struct ScheduleExecutionPass
+    : public fleet::stream::impl::ScheduleExecutionPassBase<
+          ScheduleExecutionPass> {
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<util::FuncOp, util::InitializerOp>(op))
+        return;
+      op->walk([&](Block *block) {
+        // Only host blocks: not the bodies of (async or cmd) regions.
+        Operation *parent = block->getParentOp();
+        if (isa<AsyncExecuteOp, AsyncConcurrentOp, CmdExecuteOp,
+                CmdSerialOp, CmdConcurrentOp>(parent) ||
+            parent->getParentOfType<AsyncExecuteOp>() ||
+            parent->getParentOfType<CmdExecuteOp>())
+          return;
+        blocks.push_back(block);
+      });
+    });
+    for (Block *block : blocks) {
+      BlockScheduler scheduler(*block);
+      scheduler.partition();
+      scheduler.materialize();
+    }
+  }
+};
+
+} // namespace

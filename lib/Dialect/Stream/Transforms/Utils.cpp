@@ -1,0 +1,38 @@
+//===- Utils.cpp - helpers shared by the stream passes --------------------===//
+
+#include "fleet/Dialect/Stream/Transforms/Utils.h"
+
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+
+using namespace mlir;
+
+namespace fleet::stream {
+
+Value getResourceSize(OpBuilder &builder, Location loc, Value resource) {
+  if (auto result = dyn_cast<OpResult>(resource)) {
+    if (auto sizeAware = dyn_cast<util::SizeAwareOpInterface>(result.getOwner()))
+      if (Value size = sizeAware.getResultSize(result.getResultNumber()))
+        return size;
+  } else if (auto arg = dyn_cast<BlockArgument>(resource)) {
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (auto sizeAware = dyn_cast_or_null<util::SizeAwareOpInterface>(parent))
+      if (arg.getOwner()->isEntryBlock())
+        if (Value size = sizeAware.getOperandSize(arg.getArgNumber()))
+          return size;
+  }
+  return ResourceSizeOp::create(builder, loc, builder.getIndexType(), resource)
+      .getResult();
+}
+
+Value joinTimepoints(OpBuilder &builder, Location loc, ValueRange timepoints) {
+  if (timepoints.empty())
+    return {};
+  if (timepoints.size() == 1)
+    return timepoints.front();
+  return TimepointJoinOp::create(builder, loc,
+                                 TimepointType::get(builder.getContext()),
+                                 timepoints)
+      .getResult();
+}
+
+} // namespace fleet::stream

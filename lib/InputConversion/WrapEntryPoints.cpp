@@ -1,0 +1,371 @@
+//===- WrapEntryPoints.cpp - the buffer-view ABI of exports and imports ---===//
+//
+// Invariant established: every public function with a body (an export) and
+// every external declaration (an import) speaks the runtime ABI: tensors
+// cross the boundary as `!hal.buffer_view`; coarse-fences functions take a
+// wait and a signal fence last and carry `hal.abi.convention =
+// #hal.abi.convention<coarse_fences>`, as do the calls to them (design.md §4,
+// ir-reference.md "iree.abi.*"). The tensor-typed originals survive only as
+// private functions and shims that inlining folds away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/InputConversion/Passes.h"
+
+#include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "abi-wrap-entry-points"
+
+namespace fleet::input {
+#define GEN_PASS_DEF_WRAPENTRYPOINTSPASS
+#include "fleet/InputConversion/Passes.h.inc"
+} // namespace fleet::input
+
+using namespace mlir;
+using namespace fleet;
+
+namespace {
+
+constexpr StringLiteral kAffinityAttr = "iree.abi.affinity";
+constexpr StringLiteral kModelAttr = "iree.abi.model";
+constexpr StringLiteral kOutputAttr = "iree.abi.output";
+constexpr StringLiteral kStubAttr = "iree.abi.stub";
+constexpr StringLiteral kConventionAttr = "hal.abi.convention";
+
+bool isCoarseFences(Operation *func) {
+  auto model = func->getAttrOfType<StringAttr>(kModelAttr);
+  return model && model.getValue() == "coarse-fences";
+}
+
+Type abiType(Type type) {
+  return isa<RankedTensorType>(type) ? hal::BufferViewType::get(type.getContext())
+                                     : type;
+}
+
+Attribute getArgAttr(util::FuncOp func, unsigned i, StringRef name) {
+  if (ArrayAttr attrs = func.getArgAttrsAttr())
+    if (auto dict = dyn_cast_or_null<DictionaryAttr>(attrs[i]))
+      return dict.get(name);
+  return {};
+}
+
+Attribute getResultAttr(util::FuncOp func, unsigned i, StringRef name) {
+  if (ArrayAttr attrs = func.getResAttrsAttr())
+    if (auto dict = dyn_cast_or_null<DictionaryAttr>(attrs[i]))
+      return dict.get(name);
+  return {};
+}
+
+hal::ABIConventionAttr coarseFencesAttr(MLIRContext *context) {
+  return hal::ABIConventionAttr::get(context, hal::ABIConvention::CoarseFences);
+}
+
+/// The device global that backs `affinity` (or the module default), loaded
+/// at the builder's position; fences of input-level shims are created on it.
+FailureOr<Value> loadDevice(OpBuilder &builder, Location loc, ModuleOp module,
+                            Attribute affinity) {
+  if (!affinity)
+    affinity = module->getAttr("stream.affinity.default");
+  auto deviceAffinity = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity);
+  if (!deviceAffinity)
+    return emitError(loc) << "a coarse-fences import needs a device: give the "
+                             "function iree.abi.affinity or declare a device";
+  return util::GlobalLoadOp::create(
+             builder, loc, hal::DeviceType::get(builder.getContext()),
+             deviceAffinity.getDevice().getRootReference().getValue(),
+             /*is_immutable=*/true)
+      .getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Exports
+//===----------------------------------------------------------------------===//
+
+LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
+  MLIRContext *context = func.getContext();
+  Location loc = func.getLoc();
+  bool coarseFences = asyncExternal || isCoarseFences(func);
+  std::string publicName = func.getSymName().str();
+  FunctionType type = func.getFunctionType();
+
+  // The original keeps the body under a private name.
+  OpBuilder builder(func);
+  auto wrapper =
+      cast<util::FuncOp>(builder.cloneWithoutRegions(*func.getOperation()));
+  func.setSymName("_" + publicName);
+  func.setPrivate();
+  func.removeArgAttrsAttr();
+  func.removeResAttrsAttr();
+  for (StringRef name : {kModelAttr.data(), kAffinityAttr.data()})
+    func->removeAttr(name);
+  Attribute defaultAffinity = wrapper->getAttr(kAffinityAttr);
+  if (defaultAffinity)
+    func->setAttr("stream.affinity", defaultAffinity);
+
+  SmallVector<Type> argTypes, resultTypes;
+  for (Type t : type.getInputs())
+    argTypes.push_back(abiType(t));
+  for (Type t : type.getResults())
+    resultTypes.push_back(abiType(t));
+  auto fenceType = hal::FenceType::get(context);
+  if (coarseFences) {
+    argTypes.push_back(fenceType);
+    argTypes.push_back(fenceType);
+    if (ArrayAttr argAttrs = wrapper.getArgAttrsAttr()) {
+      SmallVector<Attribute> attrs(argAttrs.begin(), argAttrs.end());
+      attrs.append(2, DictionaryAttr::get(context));
+      wrapper.setArgAttrsAttr(ArrayAttr::get(context, attrs));
+    }
+    wrapper->setAttr(kConventionAttr, coarseFencesAttr(context));
+  }
+  wrapper.setFunctionTypeAttr(
+      TypeAttr::get(FunctionType::get(context, argTypes, resultTypes)));
+  wrapper->removeAttr(kModelAttr);
+  wrapper->setAttr(kStubAttr, UnitAttr::get(context));
+
+  Block *entry = wrapper.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  Value waitFence, signalFence;
+  if (coarseFences) {
+    waitFence = entry->getArgument(argTypes.size() - 2);
+    signalFence = entry->getArgument(argTypes.size() - 1);
+  }
+
+  SmallVector<Value> callArgs;
+  DenseMap<int64_t, Value> outputStorage;
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    Value arg = entry->getArgument(i);
+    auto tensorType = dyn_cast<RankedTensorType>(t);
+    if (!tensorType) {
+      callArgs.push_back(arg);
+      continue;
+    }
+    Attribute affinity = getArgAttr(wrapper, i, kAffinityAttr);
+    if (!affinity)
+      affinity = defaultAffinity;
+    if (auto output = dyn_cast_or_null<IntegerAttr>(
+            getArgAttr(wrapper, i, kOutputAttr))) {
+      if (output.getInt() < 0 ||
+          output.getInt() >= static_cast<int64_t>(type.getNumResults()))
+        return func.emitError() << "iree.abi.output = " << output.getInt()
+                                << " on argument " << i
+                                << " names no result";
+      outputStorage[output.getInt()] = arg;
+    }
+    auto import = hal::TensorImportOp::create(
+        b, loc, tensorType, affinity, waitFence, /*consume=*/false, arg,
+        /*source_offset=*/Value{}, b.getStringAttr("input" + Twine(i)),
+        tensorType, ValueRange{});
+    callArgs.push_back(import.getResult());
+  }
+  auto call = util::CallOp::create(b, loc, func, callArgs);
+
+  SmallVector<Value> results(call.getResults().begin(),
+                             call.getResults().end());
+  // Results written into caller-provided storage.
+  for (auto [index, storage] : outputStorage) {
+    Value &result = results[index];
+    Attribute affinity = getResultAttr(wrapper, index, kAffinityAttr);
+    if (!affinity)
+      affinity = defaultAffinity;
+    result = hal::TensorAliasOp::create(b, loc, result.getType(), affinity,
+                                        waitFence, result, ValueRange{},
+                                        storage)
+                 .getResult();
+  }
+  if (coarseFences) {
+    SmallVector<Value> tensors;
+    SmallVector<unsigned> positions;
+    for (auto [i, r] : llvm::enumerate(results))
+      if (isa<RankedTensorType>(r.getType())) {
+        tensors.push_back(r);
+        positions.push_back(i);
+      }
+    if (tensors.empty()) {
+      hal::FenceSignalOp::create(b, loc, signalFence);
+    } else {
+      auto barrier = hal::TensorBarrierOp::create(
+          b, loc, ValueRange(tensors).getTypes(), tensors, signalFence);
+      for (auto [k, pos] : llvm::enumerate(positions))
+        results[pos] = barrier.getResult(k);
+    }
+  }
+  SmallVector<Value> returned;
+  for (auto [i, r] : llvm::enumerate(results)) {
+    if (!isa<RankedTensorType>(r.getType())) {
+      returned.push_back(r);
+      continue;
+    }
+    Attribute affinity = getResultAttr(wrapper, i, kAffinityAttr);
+    if (!affinity)
+      affinity = defaultAffinity;
+    returned.push_back(hal::TensorExportOp::create(
+                           b, loc, hal::BufferViewType::get(context), affinity,
+                           r, b.getStringAttr("output" + Twine(i)),
+                           TypeAttr::get(r.getType()), ValueRange{})
+                           .getResult());
+  }
+  util::ReturnOp::create(b, loc, returned);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Imports
+//===----------------------------------------------------------------------===//
+
+LogicalResult wrapImport(ModuleOp module, util::FuncOp decl,
+                         SymbolTable &symbolTable) {
+  MLIRContext *context = decl.getContext();
+  Location loc = decl.getLoc();
+  bool coarseFences = isCoarseFences(decl);
+  FunctionType type = decl.getFunctionType();
+  std::string importName = decl.getSymName().str();
+
+  // The shim keeps the tensor signature; calls move to it.
+  OpBuilder builder(decl);
+  auto shim = cast<util::FuncOp>(builder.clone(*decl.getOperation()));
+  shim.setSymName("_" + importName);
+  shim.setPrivate();
+  shim.removeArgAttrsAttr();
+  shim.removeResAttrsAttr();
+  shim->removeAttr(kModelAttr);
+  symbolTable.insert(shim);
+  if (failed(SymbolTable::replaceAllSymbolUses(
+          decl.getSymNameAttr(), shim.getSymNameAttr(), module)))
+    return decl.emitError() << "cannot redirect calls to the import shim";
+
+  SmallVector<Type> argTypes, resultTypes;
+  for (Type t : type.getInputs())
+    argTypes.push_back(abiType(t));
+  for (Type t : type.getResults())
+    resultTypes.push_back(abiType(t));
+  auto fenceType = hal::FenceType::get(context);
+  if (coarseFences) {
+    argTypes.push_back(fenceType);
+    argTypes.push_back(fenceType);
+    if (ArrayAttr argAttrs = decl.getArgAttrsAttr()) {
+      SmallVector<Attribute> attrs(argAttrs.begin(), argAttrs.end());
+      attrs.append(2, DictionaryAttr::get(context));
+      decl.setArgAttrsAttr(ArrayAttr::get(context, attrs));
+    }
+    decl->setAttr(kConventionAttr, coarseFencesAttr(context));
+  }
+  decl.setFunctionTypeAttr(
+      TypeAttr::get(FunctionType::get(context, argTypes, resultTypes)));
+
+  Block *entry = shim.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  Attribute affinity = decl->getAttr(kAffinityAttr);
+  Value waitFence, signalFence;
+  SmallVector<Value> tensorArgs;
+  for (BlockArgument arg : entry->getArguments())
+    if (isa<RankedTensorType>(arg.getType()))
+      tensorArgs.push_back(arg);
+  SmallVector<Value> exportedSources(entry->getArguments().begin(),
+                                     entry->getArguments().end());
+  if (coarseFences) {
+    FailureOr<Value> device = loadDevice(b, loc, module, affinity);
+    if (failed(device))
+      return failure();
+    auto flags =
+        hal::FenceFlagsAttr::get(context, hal::FenceFlags::None);
+    waitFence = hal::FenceCreateOp::create(b, loc, fenceType, *device, flags);
+    signalFence = hal::FenceCreateOp::create(b, loc, fenceType, *device, flags);
+    // The wait fence is reached when the arguments are ready.
+    if (!tensorArgs.empty()) {
+      auto barrier = hal::TensorBarrierOp::create(
+          b, loc, ValueRange(tensorArgs).getTypes(), tensorArgs, waitFence);
+      unsigned k = 0;
+      for (Value &source : exportedSources)
+        if (isa<RankedTensorType>(source.getType()))
+          source = barrier.getResult(k++);
+    } else {
+      hal::FenceSignalOp::create(b, loc, waitFence);
+    }
+  }
+  SmallVector<Value> callArgs;
+  for (auto [i, source] : llvm::enumerate(exportedSources)) {
+    if (!isa<RankedTensorType>(source.getType())) {
+      callArgs.push_back(source);
+      continue;
+    }
+    Attribute argAffinity = getArgAttr(decl, i, kAffinityAttr);
+    callArgs.push_back(hal::TensorExportOp::create(
+                           b, loc, hal::BufferViewType::get(context),
+                           argAffinity ? argAffinity : affinity, source,
+                           b.getStringAttr("arg" + Twine(i)),
+                           TypeAttr::get(source.getType()), ValueRange{})
+                           .getResult());
+  }
+  if (coarseFences) {
+    callArgs.push_back(waitFence);
+    callArgs.push_back(signalFence);
+  }
+  auto call = util::CallOp::create(b, loc, decl, callArgs);
+  if (coarseFences)
+    call->setAttr(kConventionAttr, coarseFencesAttr(context));
+  SmallVector<Value> results;
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    Value result = call.getResult(i);
+    auto tensorType = dyn_cast<RankedTensorType>(t);
+    if (!tensorType) {
+      results.push_back(result);
+      continue;
+    }
+    Attribute resultAffinity = getResultAttr(decl, i, kAffinityAttr);
+    results.push_back(hal::TensorImportOp::create(
+                          b, loc, tensorType,
+                          resultAffinity ? resultAffinity : affinity,
+                          signalFence, /*consume=*/false, result,
+                          /*source_offset=*/Value{},
+                          b.getStringAttr("result" + Twine(i)), tensorType,
+                          ValueRange{})
+                          .getResult());
+  }
+  util::ReturnOp::create(b, loc, results);
+  return success();
+}
+
+bool hasTensors(FunctionType type) {
+  return llvm::any_of(type.getInputs(), llvm::IsaPred<RankedTensorType>) ||
+         llvm::any_of(type.getResults(), llvm::IsaPred<RankedTensorType>);
+}
+
+struct WrapEntryPointsPass
+    : public fleet::input::impl::WrapEntryPointsPassBase<WrapEntryPointsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (executionModel != "async-internal" &&
+        executionModel != "async-external") {
+      module.emitError() << "unknown execution model '" << executionModel
+                         << "' (expected async-internal or async-external)";
+      return signalPassFailure();
+    }
+    bool asyncExternal = executionModel == "async-external";
+    SymbolTable symbolTable(module);
+    SmallVector<util::FuncOp> exports, imports;
+    for (auto func : module.getOps<util::FuncOp>()) {
+      if (func->hasAttr(kStubAttr))
+        continue;
+      if (func.isExternal()) {
+        if (hasTensors(func.getFunctionType()) || isCoarseFences(func))
+          imports.push_back(func);
+      } else if (func.isPublic()) {
+        exports.push_back(func);
+      }
+    }
+    for (util::FuncOp func : imports)
+      if (failed(wrapImport(module, func, symbolTable)))
+        return signalPassFailure();
+    for (util::FuncOp func : exports)
+      if (failed(wrapExport(func, asyncExternal)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

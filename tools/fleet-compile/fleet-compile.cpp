@@ -1,0 +1,152 @@
+//===- fleet-compile.cpp - compiles an MLIR program into a .fleet artifact ===//
+//
+//   fleet-compile in.mlir -o out.fleet [--hal-target-device=NAME=local[N] ...]
+//                 [--execution-model=async-external] [--compile-to=input|stream|hal]
+//
+// Input `-` reads stdin; without -o (or with -o -) the output goes to stdout.
+// --compile-to stops after a phase and prints IR text instead of the artifact.
+// IREE's flags are accepted without the `iree-` prefix; unknown flags are
+// rejected by the command-line parser with exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Artifact/Artifact.h"
+#include "fleet/Pipelines/Pipelines.h"
+#include "fleet/Tools/InitAll.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("fleet-compile options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<input .mlir>"),
+                                          cl::init("-"), cl::cat(category));
+static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
+                                           cl::value_desc("file"),
+                                           cl::init("-"), cl::cat(category));
+static cl::opt<fleet::CompilePhase> compileTo(
+    "compile-to", cl::desc("Stop after a phase and print its IR"),
+    cl::values(clEnumValN(fleet::CompilePhase::Input, "input",
+                          "after input conversion and dispatch formation"),
+               clEnumValN(fleet::CompilePhase::Stream, "stream",
+                          "after the stream phase (cmd-level IR)"),
+               clEnumValN(fleet::CompilePhase::HAL, "hal",
+                          "the host program before kernel codegen")),
+    cl::init(fleet::CompilePhase::End), cl::cat(category));
+static cl::list<std::string> targetDevices(
+    "hal-target-device",
+    cl::desc("Device to compile for: local | NAME=local | NAME=local[N] "
+             "(repeatable; used when the input declares no device globals)"),
+    cl::cat(category));
+static cl::list<std::string> localBackends(
+    "hal-local-target-device-backends",
+    cl::desc("Kernel backends for local devices: llvm-cpu (vmvx is accepted "
+             "and compiled to native code too)"),
+    cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string> executionModel(
+    "execution-model",
+    cl::desc("async-internal (default) or async-external (exports take a "
+             "wait and a signal fence)"),
+    cl::init("async-internal"), cl::cat(category));
+static cl::opt<bool> externalResourcesMappable(
+    "hal-external-resources-mappable",
+    cl::desc("Give external resources host mapping bits"), cl::init(false),
+    cl::cat(category));
+static cl::opt<std::string> targetCPU(
+    "llvmcpu-target-cpu",
+    cl::desc("CPU of the kernels: host (default) or an LLVM CPU name such as "
+             "x86-64-v3 for portable artifacts"),
+    cl::init("host"), cl::cat(category));
+
+static int fail(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "fleet-compile") << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  cl::HideUnrelatedOptions({&category});
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Fleet compiler: MLIR program -> .fleet artifact\n");
+
+  fleet::CompileOptions options;
+  options.targetDevices.assign(targetDevices.begin(), targetDevices.end());
+  options.externalResourcesMappable = externalResourcesMappable;
+  options.targetCPU = targetCPU;
+  if (executionModel == "async-external")
+    options.asyncExternal = true;
+  else if (executionModel != "async-internal")
+    return fail("unknown --execution-model '" + executionModel +
+                "' (expected async-internal or async-external)");
+  for (const std::string &backend : localBackends) {
+    if (backend == "vmvx")
+      llvm::errs() << "fleet-compile: note: backend vmvx is compiled to native "
+                      "code (llvm-cpu)\n";
+    else if (backend != "llvm-cpu")
+      return fail("unknown --hal-local-target-device-backends value '" +
+                  backend + "' (expected llvm-cpu or vmvx)");
+  }
+
+  DialectRegistry registry;
+  fleet::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string errorMessage;
+  auto input = openInputFile(inputFilename, &errorMessage);
+  if (!input)
+    return fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  PassManager pm(&context);
+  TimingScope rootScope = timing.getRootScope();
+  pm.enableTiming(rootScope);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  fleet::buildInputPipeline(pm, options);
+  if (compileTo != fleet::CompilePhase::Input)
+    fleet::buildStreamPipeline(pm, options);
+  if (compileTo != fleet::CompilePhase::Input &&
+      compileTo != fleet::CompilePhase::Stream)
+    return fail("only --compile-to=input|stream is implemented so far");
+  if (failed(pm.run(*module)))
+    return 1;
+
+  auto output = openOutputFile(outputFilename, &errorMessage);
+  if (!output)
+    return fail(errorMessage);
+  if (compileTo == fleet::CompilePhase::End) {
+    if (failed(fleet::writeArtifact(*module, output->os())))
+      return fail("failed to write the artifact");
+  } else {
+    module->print(output->os());
+    output->os() << "\n";
+  }
+  output->keep();
+  return 0;
+}
