@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+"""GPT-2-style transformer block: MLIR program generator and numpy reference.
+
+One script owns both sides of the sample so the program and its reference
+cannot drift apart:
+
+  transformer_block.py mlir [--devices 1|2] [--micro-batches N]
+      prints the Fleet input program. With two devices the attention half of
+      the block (LayerNorm 1, multi-head causal attention, output projection,
+      residual) runs on device A and the MLP half (LayerNorm 2, GELU MLP,
+      residual) on device B; each micro-batch crosses from A to B once, so B
+      works on micro-batch k while A already computes k+1. With one device
+      everything runs on A (the baseline of the speed-up).
+
+  transformer_block.py data --micro-batches N --out DIR [--seed S]
+      writes the fixed-seed weights and micro-batches (the program's inputs)
+      and the expected outputs, computed independently in float64 numpy, as
+      .npy files, plus DIR/run.rsp: the fleet-run flags (--function, every
+      --input and --expected_output in argument order) as a response file.
+
+The checked-in transformer_block.mlir / transformer_block_1dev.mlir are this
+script's output for 16 micro-batches (test/e2e/samples checks they match).
+"""
+import argparse
+import math
+import os
+import sys
+
+# Static shapes of the sample (the issue's "seq 128, hidden 256, 4 heads").
+SEQ = 128
+HIDDEN = 256
+HEADS = 4
+HEAD_DIM = HIDDEN // HEADS
+MLP = 4 * HIDDEN
+EPS = 1e-5
+
+# Weights in argument order after the micro-batches: (name, shape, stage).
+WEIGHTS = [
+    ("ln1_gamma", (HIDDEN,), "attention"),
+    ("ln1_beta", (HIDDEN,), "attention"),
+    ("w_q", (HIDDEN, HIDDEN), "attention"),
+    ("b_q", (HIDDEN,), "attention"),
+    ("w_k", (HIDDEN, HIDDEN), "attention"),
+    ("b_k", (HIDDEN,), "attention"),
+    ("w_v", (HIDDEN, HIDDEN), "attention"),
+    ("b_v", (HIDDEN,), "attention"),
+    ("w_o", (HIDDEN, HIDDEN), "attention"),
+    ("b_o", (HIDDEN,), "attention"),
+    ("ln2_gamma", (HIDDEN,), "mlp"),
+    ("ln2_beta", (HIDDEN,), "mlp"),
+    ("w_fc", (HIDDEN, MLP), "mlp"),
+    ("b_fc", (MLP,), "mlp"),
+    ("w_proj", (MLP, HIDDEN), "mlp"),
+    ("b_proj", (HIDDEN,), "mlp"),
+]
+
+
+def tensor(shape):
+    return "tensor<" + "x".join(str(d) for d in shape) + "xf32>"
+
+
+def flt(value):
+    """An f32 literal MLIR parses (it wants a digit before the exponent)."""
+    return f"{value:.9e}"
+
+
+ACT = tensor((SEQ, HIDDEN))
+
+# ---------------------------------------------------------------------------
+# The MLIR program. Helper functions are private and inlined by the input
+# phase; every linalg op becomes one dispatch (docs/pipeline.md §1), so the
+# kernels are named ops (matmul, batch_matmul) or generics whose bodies the
+# elementwise fusion cannot merge into a contraction.
+# ---------------------------------------------------------------------------
+
+HELPERS = f"""
+  // LayerNorm over the hidden dimension: mean and variance as two row
+  // reductions, then one elementwise normalize (3 dispatches).
+  func.func private @layer_norm(%x: {ACT}, %gamma: tensor<{HIDDEN}xf32>, %beta: tensor<{HIDDEN}xf32>) -> {ACT} {{
+    %zero = arith.constant 0.0 : f32
+    %rows = tensor.empty() : tensor<{SEQ}xf32>
+    %sum_init = linalg.fill ins(%zero : f32) outs(%rows : tensor<{SEQ}xf32>) -> tensor<{SEQ}xf32>
+    %sum = linalg.generic {{indexing_maps = [#map_ij, #map_i], iterator_types = ["parallel", "reduction"]}}
+        ins(%x : {ACT}) outs(%sum_init : tensor<{SEQ}xf32>) {{
+    ^bb0(%v: f32, %acc: f32):
+      %s = arith.addf %v, %acc : f32
+      linalg.yield %s : f32
+    }} -> tensor<{SEQ}xf32>
+    %var_init = linalg.fill ins(%zero : f32) outs(%rows : tensor<{SEQ}xf32>) -> tensor<{SEQ}xf32>
+    %var = linalg.generic {{indexing_maps = [#map_ij, #map_i, #map_i], iterator_types = ["parallel", "reduction"]}}
+        ins(%x, %sum : {ACT}, tensor<{SEQ}xf32>) outs(%var_init : tensor<{SEQ}xf32>) {{
+    ^bb0(%v: f32, %s: f32, %acc: f32):
+      %inv_n = arith.constant {flt(1.0 / HIDDEN)} : f32
+      %mean = arith.mulf %s, %inv_n : f32
+      %d = arith.subf %v, %mean : f32
+      %d2 = arith.mulf %d, %d : f32
+      %r = arith.addf %d2, %acc : f32
+      linalg.yield %r : f32
+    }} -> tensor<{SEQ}xf32>
+    %empty = tensor.empty() : {ACT}
+    %y = linalg.generic {{indexing_maps = [#map_ij, #map_i, #map_i, #map_j, #map_j, #map_ij], iterator_types = ["parallel", "parallel"]}}
+        ins(%x, %sum, %var, %gamma, %beta : {ACT}, tensor<{SEQ}xf32>, tensor<{SEQ}xf32>, tensor<{HIDDEN}xf32>, tensor<{HIDDEN}xf32>)
+        outs(%empty : {ACT}) {{
+    ^bb0(%v: f32, %s: f32, %q: f32, %g: f32, %b: f32, %out: f32):
+      %inv_n = arith.constant {flt(1.0 / HIDDEN)} : f32
+      %eps = arith.constant {flt(EPS)} : f32
+      %mean = arith.mulf %s, %inv_n : f32
+      %variance = arith.mulf %q, %inv_n : f32
+      %ve = arith.addf %variance, %eps : f32
+      %rstd = math.rsqrt %ve : f32
+      %d = arith.subf %v, %mean : f32
+      %n = arith.mulf %d, %rstd : f32
+      %scaled = arith.mulf %n, %g : f32
+      %r = arith.addf %scaled, %b : f32
+      linalg.yield %r : f32
+    }} -> {ACT}
+    return %y : {ACT}
+  }}
+
+  // x @ w + b split into heads: [heads, seq, head_dim] (queries, values) or,
+  // with the transposing map, [heads, head_dim, seq] (keys, ready for the
+  // score batch_matmul).
+  func.func private @project_heads(%x: {ACT}, %w: tensor<{HIDDEN}x{HIDDEN}xf32>, %b: tensor<{HIDDEN}xf32>) -> {tensor((HEADS, SEQ, HEAD_DIM))} {{
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : {ACT}
+    %init = linalg.fill ins(%zero : f32) outs(%empty : {ACT}) -> {ACT}
+    %mm = linalg.matmul ins(%x, %w : {ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>) outs(%init : {ACT}) -> {ACT}
+    %mm3 = tensor.expand_shape %mm [[0], [1, 2]] output_shape [{SEQ}, {HEADS}, {HEAD_DIM}] : {ACT} into {tensor((SEQ, HEADS, HEAD_DIM))}
+    %b2 = tensor.expand_shape %b [[0, 1]] output_shape [{HEADS}, {HEAD_DIM}] : tensor<{HIDDEN}xf32> into {tensor((HEADS, HEAD_DIM))}
+    %heads = tensor.empty() : {tensor((HEADS, SEQ, HEAD_DIM))}
+    %r = linalg.generic {{indexing_maps = [#map_hid_ihd, #map_hid_hd, #map_hid_hid], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%mm3, %b2 : {tensor((SEQ, HEADS, HEAD_DIM))}, {tensor((HEADS, HEAD_DIM))}) outs(%heads : {tensor((HEADS, SEQ, HEAD_DIM))}) {{
+    ^bb0(%v: f32, %bias: f32, %out: f32):
+      %s = arith.addf %v, %bias : f32
+      linalg.yield %s : f32
+    }} -> {tensor((HEADS, SEQ, HEAD_DIM))}
+    return %r : {tensor((HEADS, SEQ, HEAD_DIM))}
+  }}
+  func.func private @project_heads_transposed(%x: {ACT}, %w: tensor<{HIDDEN}x{HIDDEN}xf32>, %b: tensor<{HIDDEN}xf32>) -> {tensor((HEADS, HEAD_DIM, SEQ))} {{
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : {ACT}
+    %init = linalg.fill ins(%zero : f32) outs(%empty : {ACT}) -> {ACT}
+    %mm = linalg.matmul ins(%x, %w : {ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>) outs(%init : {ACT}) -> {ACT}
+    %mm3 = tensor.expand_shape %mm [[0], [1, 2]] output_shape [{SEQ}, {HEADS}, {HEAD_DIM}] : {ACT} into {tensor((SEQ, HEADS, HEAD_DIM))}
+    %b2 = tensor.expand_shape %b [[0, 1]] output_shape [{HEADS}, {HEAD_DIM}] : tensor<{HIDDEN}xf32> into {tensor((HEADS, HEAD_DIM))}
+    %heads = tensor.empty() : {tensor((HEADS, HEAD_DIM, SEQ))}
+    %r = linalg.generic {{indexing_maps = [#map_hdi_ihd, #map_hdi_hd, #map_hid_hid], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%mm3, %b2 : {tensor((SEQ, HEADS, HEAD_DIM))}, {tensor((HEADS, HEAD_DIM))}) outs(%heads : {tensor((HEADS, HEAD_DIM, SEQ))}) {{
+    ^bb0(%v: f32, %bias: f32, %out: f32):
+      %s = arith.addf %v, %bias : f32
+      linalg.yield %s : f32
+    }} -> {tensor((HEADS, HEAD_DIM, SEQ))}
+    return %r : {tensor((HEADS, HEAD_DIM, SEQ))}
+  }}
+
+  // Causal softmax of q·kᵀ / sqrt(head_dim) along the key dimension: row
+  // max, row sum of exponentials, normalize (3 dispatches). Masked entries
+  // (key after query) are skipped with selects, so no infinity is computed.
+  func.func private @causal_softmax(%scores: {tensor((HEADS, SEQ, SEQ))}) -> {tensor((HEADS, SEQ, SEQ))} {{
+    %lowest = arith.constant -3.40282347e+38 : f32
+    %zero = arith.constant 0.0 : f32
+    %rows = tensor.empty() : {tensor((HEADS, SEQ))}
+    %max_init = linalg.fill ins(%lowest : f32) outs(%rows : {tensor((HEADS, SEQ))}) -> {tensor((HEADS, SEQ))}
+    %max = linalg.generic {{indexing_maps = [#map_hij, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
+        ins(%scores : {tensor((HEADS, SEQ, SEQ))}) outs(%max_init : {tensor((HEADS, SEQ))}) {{
+    ^bb0(%s: f32, %acc: f32):
+      %i = linalg.index 1 : index
+      %j = linalg.index 2 : index
+      %masked = arith.cmpi ugt, %j, %i : index
+      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
+      %t = arith.mulf %s, %scale : f32
+      %m = arith.maximumf %t, %acc : f32
+      %r = arith.select %masked, %acc, %m : f32
+      linalg.yield %r : f32
+    }} -> {tensor((HEADS, SEQ))}
+    %sum_init = linalg.fill ins(%zero : f32) outs(%rows : {tensor((HEADS, SEQ))}) -> {tensor((HEADS, SEQ))}
+    %sum = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
+        ins(%scores, %max : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}) outs(%sum_init : {tensor((HEADS, SEQ))}) {{
+    ^bb0(%s: f32, %m: f32, %acc: f32):
+      %i = linalg.index 1 : index
+      %j = linalg.index 2 : index
+      %masked = arith.cmpi ugt, %j, %i : index
+      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
+      %t = arith.mulf %s, %scale : f32
+      %d = arith.subf %t, %m : f32
+      %e = math.exp %d : f32
+      %a = arith.addf %e, %acc : f32
+      %r = arith.select %masked, %acc, %a : f32
+      linalg.yield %r : f32
+    }} -> {tensor((HEADS, SEQ))}
+    %empty = tensor.empty() : {tensor((HEADS, SEQ, SEQ))}
+    %p = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%scores, %max, %sum : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}, {tensor((HEADS, SEQ))}) outs(%empty : {tensor((HEADS, SEQ, SEQ))}) {{
+    ^bb0(%s: f32, %m: f32, %l: f32, %out: f32):
+      %i = linalg.index 1 : index
+      %j = linalg.index 2 : index
+      %masked = arith.cmpi ugt, %j, %i : index
+      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
+      %t = arith.mulf %s, %scale : f32
+      %d = arith.subf %t, %m : f32
+      %e = math.exp %d : f32
+      %q = arith.divf %e, %l : f32
+      %r = arith.select %masked, %zero, %q : f32
+      linalg.yield %r : f32
+    }} -> {tensor((HEADS, SEQ, SEQ))}
+    return %p : {tensor((HEADS, SEQ, SEQ))}
+  }}
+
+  // Stage 1: x + attention(layer_norm(x)) with causal multi-head attention.
+  func.func private @attention_stage(%x: {ACT},
+      %ln_gamma: tensor<{HIDDEN}xf32>, %ln_beta: tensor<{HIDDEN}xf32>,
+      %w_q: tensor<{HIDDEN}x{HIDDEN}xf32>, %b_q: tensor<{HIDDEN}xf32>,
+      %w_k: tensor<{HIDDEN}x{HIDDEN}xf32>, %b_k: tensor<{HIDDEN}xf32>,
+      %w_v: tensor<{HIDDEN}x{HIDDEN}xf32>, %b_v: tensor<{HIDDEN}xf32>,
+      %w_o: tensor<{HIDDEN}x{HIDDEN}xf32>, %b_o: tensor<{HIDDEN}xf32>) -> {ACT} {{
+    %zero = arith.constant 0.0 : f32
+    %ln = call @layer_norm(%x, %ln_gamma, %ln_beta) : ({ACT}, tensor<{HIDDEN}xf32>, tensor<{HIDDEN}xf32>) -> {ACT}
+    %q = call @project_heads(%ln, %w_q, %b_q) : ({ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>, tensor<{HIDDEN}xf32>) -> {tensor((HEADS, SEQ, HEAD_DIM))}
+    %kt = call @project_heads_transposed(%ln, %w_k, %b_k) : ({ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>, tensor<{HIDDEN}xf32>) -> {tensor((HEADS, HEAD_DIM, SEQ))}
+    %v = call @project_heads(%ln, %w_v, %b_v) : ({ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>, tensor<{HIDDEN}xf32>) -> {tensor((HEADS, SEQ, HEAD_DIM))}
+    %scores_empty = tensor.empty() : {tensor((HEADS, SEQ, SEQ))}
+    %scores_init = linalg.fill ins(%zero : f32) outs(%scores_empty : {tensor((HEADS, SEQ, SEQ))}) -> {tensor((HEADS, SEQ, SEQ))}
+    %scores = linalg.batch_matmul ins(%q, %kt : {tensor((HEADS, SEQ, HEAD_DIM))}, {tensor((HEADS, HEAD_DIM, SEQ))}) outs(%scores_init : {tensor((HEADS, SEQ, SEQ))}) -> {tensor((HEADS, SEQ, SEQ))}
+    %p = call @causal_softmax(%scores) : ({tensor((HEADS, SEQ, SEQ))}) -> {tensor((HEADS, SEQ, SEQ))}
+    %ctx_empty = tensor.empty() : {tensor((HEADS, SEQ, HEAD_DIM))}
+    %ctx_init = linalg.fill ins(%zero : f32) outs(%ctx_empty : {tensor((HEADS, SEQ, HEAD_DIM))}) -> {tensor((HEADS, SEQ, HEAD_DIM))}
+    %ctx = linalg.batch_matmul ins(%p, %v : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ, HEAD_DIM))}) outs(%ctx_init : {tensor((HEADS, SEQ, HEAD_DIM))}) -> {tensor((HEADS, SEQ, HEAD_DIM))}
+    // Merge the heads back: [heads, seq, head_dim] -> [seq, hidden].
+    %merged_empty = tensor.empty() : {tensor((SEQ, HEADS, HEAD_DIM))}
+    %merged3 = linalg.generic {{indexing_maps = [#map_ihd_hid, #map_ihd_ihd], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%ctx : {tensor((HEADS, SEQ, HEAD_DIM))}) outs(%merged_empty : {tensor((SEQ, HEADS, HEAD_DIM))}) {{
+    ^bb0(%c: f32, %out: f32):
+      linalg.yield %c : f32
+    }} -> {tensor((SEQ, HEADS, HEAD_DIM))}
+    %merged = tensor.collapse_shape %merged3 [[0], [1, 2]] : {tensor((SEQ, HEADS, HEAD_DIM))} into {ACT}
+    %out_empty = tensor.empty() : {ACT}
+    %out_init = linalg.fill ins(%zero : f32) outs(%out_empty : {ACT}) -> {ACT}
+    %out = linalg.matmul ins(%merged, %w_o : {ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>) outs(%out_init : {ACT}) -> {ACT}
+    %res_empty = tensor.empty() : {ACT}
+    %res = linalg.generic {{indexing_maps = [#map_ij, #map_j, #map_ij, #map_ij], iterator_types = ["parallel", "parallel"]}}
+        ins(%out, %b_o, %x : {ACT}, tensor<{HIDDEN}xf32>, {ACT}) outs(%res_empty : {ACT}) {{
+    ^bb0(%o: f32, %b: f32, %r: f32, %unused: f32):
+      %ob = arith.addf %o, %b : f32
+      %s = arith.addf %ob, %r : f32
+      linalg.yield %s : f32
+    }} -> {ACT}
+    return %res : {ACT}
+  }}
+
+  // Stage 2: x + mlp(layer_norm(x)), GELU (tanh form, as GPT-2) between the
+  // two projections.
+  func.func private @mlp_stage(%x: {ACT},
+      %ln_gamma: tensor<{HIDDEN}xf32>, %ln_beta: tensor<{HIDDEN}xf32>,
+      %w_fc: tensor<{HIDDEN}x{MLP}xf32>, %b_fc: tensor<{MLP}xf32>,
+      %w_proj: tensor<{MLP}x{HIDDEN}xf32>, %b_proj: tensor<{HIDDEN}xf32>) -> {ACT} {{
+    %zero = arith.constant 0.0 : f32
+    %ln = call @layer_norm(%x, %ln_gamma, %ln_beta) : ({ACT}, tensor<{HIDDEN}xf32>, tensor<{HIDDEN}xf32>) -> {ACT}
+    %h_empty = tensor.empty() : {tensor((SEQ, MLP))}
+    %h_init = linalg.fill ins(%zero : f32) outs(%h_empty : {tensor((SEQ, MLP))}) -> {tensor((SEQ, MLP))}
+    %h = linalg.matmul ins(%ln, %w_fc : {ACT}, tensor<{HIDDEN}x{MLP}xf32>) outs(%h_init : {tensor((SEQ, MLP))}) -> {tensor((SEQ, MLP))}
+    %g_empty = tensor.empty() : {tensor((SEQ, MLP))}
+    %g = linalg.generic {{indexing_maps = [#map_ij, #map_j, #map_ij], iterator_types = ["parallel", "parallel"]}}
+        ins(%h, %b_fc : {tensor((SEQ, MLP))}, tensor<{MLP}xf32>) outs(%g_empty : {tensor((SEQ, MLP))}) {{
+    ^bb0(%v: f32, %b: f32, %out: f32):
+      %half = arith.constant 0.5 : f32
+      %one = arith.constant 1.0 : f32
+      %c = arith.constant {flt(math.sqrt(2.0 / math.pi))} : f32
+      %k = arith.constant 0.044715 : f32
+      %u = arith.addf %v, %b : f32
+      %u2 = arith.mulf %u, %u : f32
+      %u3 = arith.mulf %u2, %u : f32
+      %ku3 = arith.mulf %u3, %k : f32
+      %inner = arith.addf %u, %ku3 : f32
+      %arg = arith.mulf %inner, %c : f32
+      %t = math.tanh %arg : f32
+      %t1 = arith.addf %t, %one : f32
+      %hu = arith.mulf %u, %half : f32
+      %r = arith.mulf %hu, %t1 : f32
+      linalg.yield %r : f32
+    }} -> {tensor((SEQ, MLP))}
+    %o_empty = tensor.empty() : {ACT}
+    %o_init = linalg.fill ins(%zero : f32) outs(%o_empty : {ACT}) -> {ACT}
+    %o = linalg.matmul ins(%g, %w_proj : {tensor((SEQ, MLP))}, tensor<{MLP}x{HIDDEN}xf32>) outs(%o_init : {ACT}) -> {ACT}
+    %res_empty = tensor.empty() : {ACT}
+    %res = linalg.generic {{indexing_maps = [#map_ij, #map_j, #map_ij, #map_ij], iterator_types = ["parallel", "parallel"]}}
+        ins(%o, %b_proj, %x : {ACT}, tensor<{HIDDEN}xf32>, {ACT}) outs(%res_empty : {ACT}) {{
+    ^bb0(%p: f32, %b: f32, %r: f32, %unused: f32):
+      %pb = arith.addf %p, %b : f32
+      %s = arith.addf %pb, %r : f32
+      linalg.yield %s : f32
+    }} -> {ACT}
+    return %res : {ACT}
+  }}
+"""
+
+MAPS = """#map_ij = affine_map<(i, j) -> (i, j)>
+#map_i = affine_map<(i, j) -> (i)>
+#map_j = affine_map<(i, j) -> (j)>
+#map_hij = affine_map<(h, i, j) -> (h, i, j)>
+#map_hi = affine_map<(h, i, j) -> (h, i)>
+#map_hid_hid = affine_map<(h, i, d) -> (h, i, d)>
+#map_hid_ihd = affine_map<(h, i, d) -> (i, h, d)>
+#map_hid_hd = affine_map<(h, i, d) -> (h, d)>
+#map_hdi_ihd = affine_map<(h, d, i) -> (i, h, d)>
+#map_hdi_hd = affine_map<(h, d, i) -> (h, d)>
+#map_ihd_hid = affine_map<(i, h, d) -> (h, i, d)>
+#map_ihd_ihd = affine_map<(i, h, d) -> (i, h, d)>
+"""
+
+
+def emit_mlir(devices, micro_batches, out):
+    two = devices == 2
+    dev_a = "#hal.device.affinity<@device_a>"
+    dev_b = "#hal.device.affinity<@device_b>" if two else dev_a
+    w = out.write
+    w(f"// GPT-2-style transformer block, {micro_batches} micro-batches, "
+      f"{'attention on device A, MLP on device B' if two else 'one device'}.\n")
+    w("// Generated by transformer_block.py "
+      f"mlir --devices {devices} --micro-batches {micro_batches}; "
+      "do not edit.\n")
+    w(MAPS)
+    w("module {\n")
+    w('  util.global private @device_a = #hal.device.target<"local", '
+      '{ordinal = 0 : index}> : !hal.device\n')
+    if two:
+        w('  util.global private @device_b = #hal.device.target<"local", '
+          '{ordinal = 1 : index}> : !hal.device\n')
+    w(HELPERS)
+    # The entry point: micro-batches, then weights; each stage's weights
+    # are imported where the stage runs.
+    args = []
+    for k in range(micro_batches):
+        args.append(f"%x{k}: {ACT} {{iree.abi.affinity = {dev_a}}}")
+    for name, shape, stage in WEIGHTS:
+        dev = dev_a if stage == "attention" else dev_b
+        args.append(f"%{name}: {tensor(shape)} {{iree.abi.affinity = {dev}}}")
+    results = ", ".join([f"{ACT} {{iree.abi.affinity = {dev_b}}}"] *
+                        micro_batches)
+    w("\n  func.func @forward(\n      " + ",\n      ".join(args) +
+      f")\n      -> ({results}) {{\n")
+    attn_names = [n for n, _, s in WEIGHTS if s == "attention"]
+    mlp_names = [n for n, _, s in WEIGHTS if s == "mlp"]
+    attn_types = [tensor(sh) for n, sh, s in WEIGHTS if s == "attention"]
+    mlp_types = [tensor(sh) for n, sh, s in WEIGHTS if s == "mlp"]
+    attn_sig = f"({', '.join([ACT] + attn_types)}) -> {ACT}"
+    mlp_sig = f"({', '.join([ACT] + mlp_types)}) -> {ACT}"
+    for k in range(micro_batches):
+        attn_args = ", ".join([f"%x{k}"] + ["%" + n for n in attn_names])
+        w(f"    %a{k} = call @attention_stage({attn_args}) : {attn_sig}\n")
+        src = f"%a{k}"
+        if two:
+            w(f"    %t{k} = flow.tensor.transfer %a{k} : {ACT} to {dev_b}\n")
+            src = f"%t{k}"
+        mlp_args = ", ".join([src] + ["%" + n for n in mlp_names])
+        w(f"    %y{k} = call @mlp_stage({mlp_args}) : {mlp_sig}\n")
+    w("    return " + ", ".join(f"%y{k}" for k in range(micro_batches)) +
+      " : " + ", ".join([ACT] * micro_batches) + "\n")
+    w("  }\n}\n")
+
+
+# ---------------------------------------------------------------------------
+# Independent reference (float64 numpy, the textbook formulas).
+# ---------------------------------------------------------------------------
+
+def make_data(micro_batches, seed):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    weights = {}
+    for name, shape, _ in WEIGHTS:
+        if name.startswith("ln") and name.endswith("gamma"):
+            value = 1.0 + 0.1 * rng.standard_normal(shape)
+        elif name.startswith("ln") or name.startswith("b_"):
+            value = 0.1 * rng.standard_normal(shape)
+        else:
+            value = rng.standard_normal(shape) / math.sqrt(shape[0])
+        weights[name] = value.astype(np.float32)
+    xs = [rng.standard_normal((SEQ, HIDDEN)).astype(np.float32)
+          for _ in range(micro_batches)]
+    return xs, weights
+
+
+def reference(x, wt):
+    import numpy as np
+    f = {k: v.astype(np.float64) for k, v in wt.items()}
+    x = x.astype(np.float64)
+
+    def layer_norm(v, g, b):
+        mean = v.mean(axis=-1, keepdims=True)
+        var = ((v - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (v - mean) / np.sqrt(var + EPS) * g + b
+
+    def heads(v):  # [seq, hidden] -> [heads, seq, head_dim]
+        return v.reshape(SEQ, HEADS, HEAD_DIM).transpose(1, 0, 2)
+
+    h = layer_norm(x, f["ln1_gamma"], f["ln1_beta"])
+    q = heads(h @ f["w_q"] + f["b_q"])
+    k = heads(h @ f["w_k"] + f["b_k"])
+    v = heads(h @ f["w_v"] + f["b_v"])
+    scores = q @ k.transpose(0, 2, 1) / math.sqrt(HEAD_DIM)
+    causal = np.triu(np.ones((SEQ, SEQ), dtype=bool), k=1)
+    scores = np.where(causal, -np.inf, scores)
+    scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    probs = scores / scores.sum(axis=-1, keepdims=True)
+    ctx = (probs @ v).transpose(1, 0, 2).reshape(SEQ, HIDDEN)
+    x1 = x + ctx @ f["w_o"] + f["b_o"]
+    h = layer_norm(x1, f["ln2_gamma"], f["ln2_beta"])
+    u = h @ f["w_fc"] + f["b_fc"]
+    gelu = 0.5 * u * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) *
+                                    (u + 0.044715 * u ** 3)))
+    return (x1 + gelu @ f["w_proj"] + f["b_proj"]).astype(np.float32)
+
+
+def write_data(micro_batches, out_dir, seed):
+    import numpy as np
+    os.makedirs(out_dir, exist_ok=True)
+    xs, weights = make_data(micro_batches, seed)
+    flags = ["--function=forward"]
+    for k, x in enumerate(xs):
+        path = os.path.join(out_dir, f"x{k}.npy")
+        np.save(path, x)
+        flags.append(f"--input=@{path}")
+    for name, _, _ in WEIGHTS:
+        path = os.path.join(out_dir, f"{name}.npy")
+        np.save(path, weights[name])
+        flags.append(f"--input=@{path}")
+    for k, x in enumerate(xs):
+        path = os.path.join(out_dir, f"y{k}.npy")
+        np.save(path, reference(x, weights))
+        flags.append(f"--expected_output=@{path}")
+    with open(os.path.join(out_dir, "run.rsp"), "w") as f:
+        f.write("\n".join(flags) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("mlir", help="print the Fleet input program")
+    p.add_argument("--devices", type=int, choices=(1, 2), default=2)
+    p.add_argument("--micro-batches", type=int, default=16)
+    p = sub.add_parser("data", help="write inputs and expected outputs")
+    p.add_argument("--micro-batches", type=int, default=16)
+    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.command == "mlir":
+        emit_mlir(args.devices, args.micro_batches, sys.stdout)
+    else:
+        write_data(args.micro_batches, args.out, args.seed)
+
+
+if __name__ == "__main__":
+    main()
