@@ -2,6 +2,7 @@
 
 #include "fleet/Tools/InitAll.h"
 
+#include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
@@ -46,5 +47,7 @@ void fleet::registerAllPasses() {
   mlir::registerTransformsPasses();
   input::registerInputConversionPasses();
   hal::registerHALPasses();
+  // Only hal-conversion until stream-conversion is built (then: registerConversionPasses()).
+  registerConvertStreamToHALPass();
   registerPipelines();
 }
