@@ -2,6 +2,7 @@
 
 #include "fleet/Pipelines/Pipelines.h"
 
+#include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -29,10 +30,31 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createCSEPass());
 }
 
+void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
+  pm.addPass(createConvertStreamToHALPass());
+  hal::ResolveTopologyQueriesPassOptions resolveOptions;
+  resolveOptions.externalResourcesMappable = options.externalResourcesMappable;
+  pm.addPass(hal::createResolveTopologyQueriesPass(resolveOptions));
+  hal::LowerTopologyQueriesPassOptions lowerOptions;
+  lowerOptions.externalResourcesMappable = options.externalResourcesMappable;
+  pm.addPass(hal::createLowerTopologyQueriesPass(lowerOptions));
+  // Folding first lets the memoized computations shrink to what run time
+  // really has to decide.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(hal::createMemoizeDeviceQueriesPass());
+  pm.addPass(hal::createMemoizeDeviceSelectionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void registerPipelines() {
   PassPipelineRegistration<>(
       "fleet-input-pipeline", "Fleet's input phase (design.md §1)",
       [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions()); });
+  PassPipelineRegistration<>(
+      "fleet-hal-pipeline", "Fleet's HAL phase (docs/pipeline.md §3)",
+      [](OpPassManager &pm) { buildHALPipeline(pm, CompileOptions()); });
 }
 
 } // namespace fleet

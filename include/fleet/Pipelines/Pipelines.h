@@ -33,6 +33,12 @@ struct CompileOptions {
 /// annotations, topology, dispatch formation.
 void buildInputPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
+/// HAL phase (docs/pipeline.md §3): StreamToHAL, then memory properties —
+/// folded where the static topology proves them, lowered to run-time link
+/// queries elsewhere — and device queries and selections memoized into
+/// initializers.
+void buildHALPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
 /// Registers the named pipelines with the global registry (for fleet-opt).
 void registerPipelines();
 
