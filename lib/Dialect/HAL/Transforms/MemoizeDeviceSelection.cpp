@@ -161,10 +161,16 @@ struct MemoizeDeviceSelectionPass
       }
       AllocatorSelectOp prototype = group.selects.front();
       std::string name = "__allocator_select_" + std::to_string(counter++);
-      SmallVector<std::string> names = {name + "_device",
-                                        name + "_queue_affinity"};
+      // The memory bits are memoized with the choice: the allocation that
+      // consumes them needs them too, and they come from the same queries.
+      SmallVector<std::string> names = {
+          name + "_device", name + "_queue_affinity", name + "_memory_types",
+          name + "_buffer_usage"};
+      SmallVector<Type> types(prototype->getResultTypes());
+      types.push_back(prototype.getMemoryTypes().getType());
+      types.push_back(prototype.getBufferUsage().getType());
       SmallVector<util::GlobalOp> globals = hoister.hoist(
-          anchor, prototype.getLoc(), names, prototype->getResultTypes(),
+          anchor, prototype.getLoc(), names, types,
           [&](OpBuilder &builder) {
             SmallVector<Operation *> ordered(group.slice.ops.begin(),
                                              group.slice.ops.end());
@@ -173,8 +179,12 @@ struct MemoizeDeviceSelectionPass
             IRMapping mapping;
             for (Operation *op : ordered)
               builder.clone(*op, mapping);
-            Operation *clone = builder.clone(*prototype, mapping);
-            return SmallVector<Value>(clone->getResults());
+            auto clone =
+                cast<AllocatorSelectOp>(builder.clone(*prototype, mapping));
+            return SmallVector<Value>{clone.getSelectedDevice(),
+                                      clone.getSelectedQueueAffinity(),
+                                      clone.getMemoryTypes(),
+                                      clone.getBufferUsage()};
           });
       for (AllocatorSelectOp select : group.selects) {
         OpBuilder builder(select);
@@ -182,10 +192,28 @@ struct MemoizeDeviceSelectionPass
         for (Value operand : select->getOperands())
           if (Operation *def = operand.getDefiningOp())
             inputs.push_back(def);
-        for (auto [result, global] :
-             llvm::zip_equal(select->getResults(), globals))
-          result.replaceAllUsesWith(
+        SmallVector<Value> loads;
+        for (util::GlobalOp global : globals)
+          loads.push_back(
               util::GlobalLoadOp::create(builder, select.getLoc(), global));
+        select.getSelectedDevice().replaceAllUsesWith(loads[0]);
+        select.getSelectedQueueAffinity().replaceAllUsesWith(loads[1]);
+        // Other users of the bits (the allocation) are dominated by the
+        // select's operands, not necessarily by the select: replace them in
+        // the select's block only after it, where the loads dominate.
+        SmallVector<Value, 2> bitsOperands = {select.getMemoryTypes(),
+                                              select.getBufferUsage()};
+        for (auto [bits, load] : llvm::zip_equal(
+                 bitsOperands, ArrayRef<Value>(loads).drop_front(2))) {
+          if (matchPattern(bits, m_Constant()))
+            continue;
+          bits.replaceUsesWithIf(load, [&](OpOperand &use) {
+            Operation *user = use.getOwner();
+            return user != select.getOperation() &&
+                   user->getBlock() == select->getBlock() &&
+                   select->isBeforeInBlock(user);
+          });
+        }
         select.erase();
         // The computation that fed the select is dead now unless shared.
         SmallVector<Operation *> worklist = std::move(inputs);

@@ -154,14 +154,17 @@ def MemoizeDeviceSelectionPass : Pass<"hal-memoize-device-selection", "mlir::Mod
     A `hal.allocator.select` whose operands are computed only from constants
     and immutable globals (device globals, memoized query answers) moves,
     with the arithmetic feeding it, into a `util.initializer` that stores
-    the selected device and queue affinity in private globals; uses load
-    them. Identical selections share one pair of globals. The initializer is
+    the selected device and queue affinity, and the memory type and usage
+    it was given, in private globals; uses (including the allocation's use of
+    the bits) load them. Identical selections share one pair of globals. The initializer is
     placed before the first function or initializer that uses it and after
     every initializer storing a global it reads.
 
     ```mlir
     util.global private @__allocator_select_0_device : !hal.device
     util.global private @__allocator_select_0_queue_affinity : i64
+    util.global private @__allocator_select_0_memory_types : i32
+    util.global private @__allocator_select_0_buffer_usage : i32
     ```
   }];
   let dependentDialects = ["::fleet::util::UtilDialect"];
