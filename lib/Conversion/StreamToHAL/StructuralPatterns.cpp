@@ -74,15 +74,44 @@ struct GlobalPattern : OpConversionPattern<util::GlobalOp> {
   }
 };
 
+/// util.func signatures and the arguments of every block of the body (the
+/// upstream FunctionOpInterface pattern only converts the entry block).
+struct FuncPattern : OpConversionPattern<util::FuncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(util::FuncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FunctionType type = op.getFunctionType();
+    TypeConverter::SignatureConversion signature(type.getNumInputs());
+    for (auto [index, input] : llvm::enumerate(type.getInputs())) {
+      Type converted = getTypeConverter()->convertType(input);
+      if (!converted)
+        return rewriter.notifyMatchFailure(op, "unconvertible argument");
+      signature.addInputs(index, converted);
+    }
+    SmallVector<Type> results;
+    if (failed(getTypeConverter()->convertTypes(type.getResults(), results)))
+      return rewriter.notifyMatchFailure(op, "unconvertible result");
+    if (!op.isExternal() &&
+        failed(rewriter.convertRegionTypes(&op.getBody(), *getTypeConverter(),
+                                           &signature)))
+      return rewriter.notifyMatchFailure(op, "unconvertible block argument");
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setFunctionType(FunctionType::get(
+          op.getContext(), signature.getConvertedTypes(), results));
+    });
+    return success();
+  }
+};
+
 } // namespace
 
 void fleet::stream_to_hal::populateStructuralPatterns(
     const TypeConverter &typeConverter, RewritePatternSet &patterns,
     ConversionTarget &target) {
   MLIRContext *context = patterns.getContext();
-  populateFunctionOpInterfaceTypeConversionPattern<util::FuncOp>(
-      patterns, typeConverter);
-  patterns.add<ConvertTypesPattern, GlobalPattern>(typeConverter, context);
+  patterns.add<ConvertTypesPattern, FuncPattern, GlobalPattern>(typeConverter,
+                                                                context);
   scf::populateSCFStructuralTypeConversionsAndLegality(typeConverter, patterns,
                                                        target);
 
