@@ -53,8 +53,8 @@ struct ConvertStreamToHALPass
     target.addIllegalDialect<stream::StreamDialect>();
     target.addLegalDialect<hal::HALDialect, arith::ArithDialect>();
     // Kernel modules keep their stream ops for codegen.
-    target.markOpRecursivelyLegal<hal::ExecutableOp>();
     target.addLegalOp<hal::ExecutableOp>();
+    target.markOpRecursivelyLegal<hal::ExecutableOp>();
 
     RewritePatternSet patterns(context);
     populateStructuralPatterns(typeConverter, patterns, target);
@@ -62,6 +62,18 @@ struct ConvertStreamToHALPass
     populateTimepointPatterns(typeConverter, state, patterns);
     populateCmdPatterns(typeConverter, state, patterns);
     populateTensorPatterns(typeConverter, state, patterns);
+    // A pattern that rejects an op explains why; the framework's generic
+    // "failed to legalize" that follows would only repeat it.
+    bool reportedError = false;
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
+      if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      if (reportedError &&
+          StringRef(diagnostic.str()).starts_with("failed to legalize"))
+        return success();
+      reportedError = true;
+      return failure();
+    });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
   }
