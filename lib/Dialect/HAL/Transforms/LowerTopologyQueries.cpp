@@ -67,9 +67,10 @@ public:
             devices.isSameDevice(members[peer].device, members[owner].device))
           continue;
         // unified_memory holds in both directions even if one side says so.
-        Value unified = arith::OrIOp::create(
-            builder, loc, query(peer, owner, "unified_memory"),
-            query(owner, peer, "unified_memory"));
+        Value unifiedForward = query(peer, owner, "unified_memory");
+        Value unifiedBackward = query(owner, peer, "unified_memory");
+        Value unified = arith::OrIOp::create(builder, loc, unifiedForward,
+                                             unifiedBackward);
         Value transparent = query(peer, owner, "transparent_access");
         Value exportImport = query(peer, owner, "export_import");
         Value reaches = arith::OrIOp::create(
@@ -92,13 +93,17 @@ public:
         MemoryProperties exportBits =
             getPeerAccessProperties(PeerAccess::ExportImport);
         extraTypes = orIf(extraTypes, useTransparent,
-                          buildMemoryType(transparentBits.memoryTypes));
+                          static_cast<uint32_t>(transparentBits.memoryTypes),
+                          /*isMemoryType=*/true);
         extraUsage = orIf(extraUsage, useTransparent,
-                          buildBufferUsage(transparentBits.bufferUsage));
+                          static_cast<uint32_t>(transparentBits.bufferUsage),
+                          /*isMemoryType=*/false);
         extraTypes = orIf(extraTypes, useExport,
-                          buildMemoryType(exportBits.memoryTypes));
+                          static_cast<uint32_t>(exportBits.memoryTypes),
+                          /*isMemoryType=*/true);
         extraUsage = orIf(extraUsage, useExport,
-                          buildBufferUsage(exportBits.bufferUsage));
+                          static_cast<uint32_t>(exportBits.bufferUsage),
+                          /*isMemoryType=*/false);
       }
       Value isOwner = arith::AndIOp::create(builder, loc, reachedByAll,
                                             negate(earlierFound));
@@ -130,6 +135,18 @@ private:
     return BufferUsageOp::create(
         builder, loc, builder.getI32Type(),
         BufferUsageAttr::get(builder.getContext(), bits));
+  }
+  /// `accumulated | (condition ? bits : 0)` for constant bits (nothing
+  /// when there are none).
+  Value orIf(Value accumulated, Value condition, uint32_t bits,
+             bool isMemoryType) {
+    if (bits == 0)
+      return accumulated;
+    Value value =
+        isMemoryType
+            ? buildMemoryType(static_cast<MemoryType>(bits))
+            : buildBufferUsage(static_cast<BufferUsage>(bits));
+    return orIf(accumulated, condition, value);
   }
   /// `accumulated | (condition ? bits : 0)`.
   Value orIf(Value accumulated, Value condition, Value bits) {
