@@ -215,6 +215,9 @@ struct MemoizeDeviceSelectionPass
           });
         }
         select.erase();
+        for (Value load : loads)
+          if (load.use_empty())
+            load.getDefiningOp()->erase();
         // The computation that fed the select is dead now unless shared.
         SmallVector<Operation *> worklist = std::move(inputs);
         while (!worklist.empty()) {
