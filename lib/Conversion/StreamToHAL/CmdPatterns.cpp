@@ -210,8 +210,13 @@ private:
     }
 
     SmallVector<Value> constants;
-    for (Value uniform : dispatch.getUniformOperands())
+    for (Value uniform : dispatch.getUniformOperands()) {
+      if (!uniform.getType().isIntOrIndexOrFloat())
+        return dispatch.emitOpError()
+               << "passes a uniform of type " << uniform.getType()
+               << "; push constants are integers, indices and floats";
       appendConstantWords(loc, lookup(uniform), constants);
+    }
 
     SmallVector<Value> buffers, offsets, lengths;
     for (auto [resource, offset, length] :

@@ -115,3 +115,19 @@ module {
     util.return %r : !stream.resource<external>
   }
 }
+
+// -----
+
+// Push constants are 32-bit words of integers, indices and floats.
+module {
+  util.global private @dev = #hal.device.target<"local"> : !hal.device
+  stream.executable private @ex {
+    // expected-error @+1 {{dispatch function argument of type 'complex<f32>' is neither a !stream.binding nor a push-constant primitive}}
+    stream.executable.export public @entry
+    builtin.module {
+      func.func @entry(%io: !stream.binding, %c: complex<f32>) {
+        return
+      }
+    }
+  }
+}
