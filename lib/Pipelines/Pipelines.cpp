@@ -3,7 +3,10 @@
 #include "fleet/Pipelines/Pipelines.h"
 
 #include "fleet/Conversion/Passes.h"
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
+#include "fleet/Dialect/Util/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -22,10 +25,31 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   wrapOptions.executionModel =
       options.asyncExternal ? "async-external" : "async-internal";
   pm.addPass(input::createWrapEntryPointsPass(wrapOptions));
+  pm.addPass(util::createAttributeCallGraphPass());
   pm.addPass(createInlinerPass());
-  pm.addPass(createSymbolDCEPass());
   pm.addPass(hal::createResolveDevicePromisesPass());
   pm.addPass(hal::createMaterializeTopologyPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(flow::createFormDispatchesPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildStreamPipeline(OpPassManager &pm, const CompileOptions &options) {
+  pm.addPass(createConvertToStreamPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(stream::createRefineUsagePass());
+  pm.addPass(stream::createElideAsyncCopiesPass());
+  pm.addPass(stream::createPlaceTransferExecutionsPass());
+  pm.addPass(stream::createScheduleExecutionPass());
+  pm.addPass(stream::createScheduleConcurrencyPass());
+  pm.addPass(stream::createPropagateTimepointsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(stream::createScheduleAllocationPass());
+  pm.addPass(stream::createElideTimepointsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -49,6 +73,10 @@ void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
 }
 
 void registerPipelines() {
+  PassPipelineRegistration<>(
+      "stream-transformation-pipeline",
+      "Fleet's stream phase: tensors to cmd-level stream IR (docs/pipeline.md)",
+      [](OpPassManager &pm) { buildStreamPipeline(pm, CompileOptions()); });
   PassPipelineRegistration<>(
       "fleet-input-pipeline", "Fleet's input phase (design.md §1)",
       [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions()); });

@@ -4,12 +4,16 @@
 
 #include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
+#include "fleet/Dialect/HAL/IR/HALExternalModels.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
 #include "fleet/Pipelines/Pipelines.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "fleet/Dialect/Util/Transforms/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -29,6 +33,7 @@
 void fleet::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<util::UtilDialect, flow::FlowDialect, stream::StreamDialect,
                   hal::HALDialect>();
+  hal::registerExternalModels(registry);
   registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
@@ -47,7 +52,9 @@ void fleet::registerAllPasses() {
   mlir::registerTransformsPasses();
   input::registerInputConversionPasses();
   hal::registerHALPasses();
-  // Only hal-conversion until stream-conversion is built (then: registerConversionPasses()).
-  registerConvertStreamToHALPass();
+  flow::registerFlowPasses();
+  stream::registerStreamPasses();
+  util::registerUtilPasses();
+  registerConversionPasses();
   registerPipelines();
 }

@@ -130,7 +130,10 @@ int main(int argc, char **argv) {
     return 1;
   fleet::buildInputPipeline(pm, options);
   if (compileTo != fleet::CompilePhase::Input)
-    return fail("only --compile-to=input is implemented so far");
+    fleet::buildStreamPipeline(pm, options);
+  if (compileTo != fleet::CompilePhase::Input &&
+      compileTo != fleet::CompilePhase::Stream)
+    return fail("only --compile-to=input|stream is implemented so far");
   if (failed(pm.run(*module)))
     return 1;
 

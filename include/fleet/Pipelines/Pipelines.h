@@ -33,6 +33,11 @@ struct CompileOptions {
 /// annotations, topology, dispatch formation.
 void buildInputPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
+/// Stream phase (`stream-transformation-pipeline`): tensors to resources,
+/// lifetimes, copy elision, transfer placement, execution and allocation
+/// scheduling; ends in cmd-level IR (docs/pipeline.md §2).
+void buildStreamPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
 /// HAL phase (docs/pipeline.md §3): StreamToHAL, then memory properties —
 /// folded where the static topology proves them, lowered to run-time link
 /// queries elsewhere — and device queries and selections memoized into

@@ -155,8 +155,8 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
         Attribute affinity = analysis.getValueAffinity(op.getResult());
         Value size = getSize(b, loc, type);
         Value resource = stream::TensorImportOp::create(
-            b, loc, external, op.getSource(), TypeAttr::get(type),
-            ValueRange{}, size, /*consume=*/false, affinity);
+            b, loc, external, op.getSource(), type, ValueRange{}, size,
+            /*consume=*/false, affinity);
         if (Value fence = op.getWaitFence()) {
           // Wait for the producer of the buffer before first use.
           Value timepoint = stream::TimepointImportOp::create(
@@ -203,8 +203,8 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
           return failure();
         Value size = getSize(b, loc, type);
         Value storage = stream::TensorImportOp::create(
-            b, loc, external, op.getStorage(), TypeAttr::get(type),
-            ValueRange{}, size, /*consume=*/false, affinity);
+            b, loc, external, op.getStorage(), type, ValueRange{}, size,
+            /*consume=*/false, affinity);
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         Value updated = stream::AsyncUpdateOp::create(
             b, loc, external, storage, size, zero, size, *resource, size,

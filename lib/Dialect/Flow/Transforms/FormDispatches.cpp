@@ -204,16 +204,17 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   for (Value scalar : scalarInputs)
     argTypes.push_back(scalar.getType());
 
-  auto executable =
-      stream::ExecutableOp::create(moduleBuilder, loc, executableName);
-  executable.setPrivate();
+  auto executable = stream::ExecutableOp::create(
+      moduleBuilder, loc, moduleBuilder.getStringAttr("private"),
+      executableName);
+  executable.getBody().emplaceBlock();
   symbolTable.insert(executable);
   executableName = executable.getSymName().str();
   exportName = executableName + "_" + describeRoot(root);
 
   OpBuilder exeBuilder = OpBuilder::atBlockBegin(&executable.getBody().front());
   auto exportOp = stream::ExecutableExportOp::create(
-      exeBuilder, loc, exportName, SymbolRefAttr::get(context, exportName));
+      exeBuilder, loc, StringAttr{}, exportName, exportName);
   {
     // workgroups() -> (index, index, index): 1x1x1 until kernel codegen picks
     // tile sizes (codegen-configure-workgroups).
@@ -429,7 +430,7 @@ struct FormDispatchesPass
     // 4. Everything left must be runnable by the host program.
     bool unsupported = false;
     for (auto func : funcs) {
-      func.walk([&](Operation *op) {
+      func.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (op == func.getOperation() || isHostOp(op))
           return WalkResult::advance();
         op->emitError() << "'" << op->getName()

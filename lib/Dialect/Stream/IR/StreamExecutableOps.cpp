@@ -140,3 +140,37 @@ Value TestTimelineOp::getOperandSize(unsigned idx) {
 Value TestTimelineOp::getResultSize(unsigned idx) {
   return findValueSize(idx, getResultTypes(), getResultSizes());
 }
+
+//===----------------------------------------------------------------------===//
+// stream.test.timeline_aware: TimelineAwareOpInterface
+//===----------------------------------------------------------------------===//
+
+namespace fleet::stream {
+
+bool TestTimelineAwareOp::isTimelineAware() { return true; }
+
+SmallVector<Value> TestTimelineAwareOp::getWaitFences() {
+  return SmallVector<Value>(getWaits().begin(), getWaits().end());
+}
+
+Value TestTimelineAwareOp::getSignalFence() { return getSignal(); }
+
+void TestTimelineAwareOp::joinTimepoint(Value timepoint, OpBuilder &builder,
+                                        Attribute affinity) {
+  // Export the timepoint as one more wait fence.
+  Value fence =
+      TimepointExportOp::create(builder, getLoc(),
+                                TypeRange{TestFenceType::get(getContext())},
+                                timepoint, affinity)
+          .getResult(0);
+  getWaitsMutable().append(fence);
+}
+
+Value TestTimelineAwareOp::importSignalTimepoint(OpBuilder &builder,
+                                                 Attribute affinity) {
+  return TimepointImportOp::create(builder, getLoc(),
+                                   TimepointType::get(getContext()),
+                                   ValueRange{getSignal()}, affinity);
+}
+
+} // namespace fleet::stream

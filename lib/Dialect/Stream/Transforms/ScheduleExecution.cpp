@@ -49,6 +49,9 @@ struct Partition {
   Attribute affinity;
   SmallVector<Operation *> ops;
   llvm::SetVector<Partition *> awaits;
+  /// Timepoints from outside the block's regions (imported fences, signals
+  /// of timeline-aware ops) the region waits for instead of the host.
+  llvm::SetVector<Value> externalAwaits;
   bool closed = false;
 };
 
@@ -96,10 +99,91 @@ private:
   SmallVector<std::unique_ptr<Partition>> partitions;
   DenseMap<Operation *, Partition *> partitionOf;
   DenseMap<Partition *, Value> timepointOf;
+  /// Host awaits whose device readers now wait themselves.
+  llvm::SetVector<Operation *> bypassedAwaits;
 };
 
+/// True when every user of `value` is a timeline-aware op.
+bool onlyFeedsTimelineAwareOps(Value value) {
+  if (value.use_empty())
+    return false;
+  return llvm::all_of(value.getUsers(), [](Operation *user) {
+    auto aware = dyn_cast<TimelineAwareOpInterface>(user);
+    return aware && aware.isTimelineAware();
+  });
+}
+
+/// Results of a timeline-aware op are ready at its signal: make that
+/// explicit as an imported timepoint awaited after each import of a result,
+/// so device consumers can wait for it instead of the host.
+void importSignals(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto aware = dyn_cast<TimelineAwareOpInterface>(&op);
+    if (!aware || !aware.isTimelineAware())
+      continue;
+    for (Value result : op.getResults()) {
+      for (Operation *user : llvm::make_early_inc_range(result.getUsers())) {
+        auto import = dyn_cast<TensorImportOp>(user);
+        if (!import)
+          continue;
+        Value imported = import.getResult();
+        if (imported.hasOneUse())
+          if (auto await =
+                  dyn_cast<TimepointAwaitOp>(*imported.getUsers().begin()))
+            if (await.getAwaitTimepoint().getDefiningOp<TimepointImportOp>())
+              continue; // already waits for an imported fence
+        OpBuilder builder(import->getContext());
+        builder.setInsertionPointAfter(import);
+        Value timepoint =
+            aware.importSignalTimepoint(builder, import.getAffinityAttr());
+        auto await = TimepointAwaitOp::create(
+            builder, import.getLoc(), TypeRange{imported.getType()},
+            ValueRange{imported}, ValueRange{import.getResultSize()},
+            timepoint, /*sync=*/false);
+        imported.replaceAllUsesExcept(await.getResult(0), await);
+      }
+    }
+  }
+}
+
+/// A host-awaited value exported only to timeline-aware ops needs no host
+/// wait: the ops wait for the timepoint through their fences (two aware
+/// calls in sequence chain on the device timeline).
+void forwardAwaitsToTimelineAwareOps(Block &block) {
+  for (auto exportOp : llvm::make_early_inc_range(block.getOps<TensorExportOp>())) {
+    auto await = exportOp.getSource().getDefiningOp<TimepointAwaitOp>();
+    if (!await || !onlyFeedsTimelineAwareOps(exportOp.getResult()))
+      continue;
+    unsigned index = cast<OpResult>(exportOp.getSource()).getResultNumber();
+    exportOp.getSourceMutable().assign(await.getResourceOperands()[index]);
+    for (Operation *user : exportOp.getResult().getUsers()) {
+      OpBuilder builder(user);
+      cast<TimelineAwareOpInterface>(user).joinTimepoint(
+          await.getAwaitTimepoint(), builder, exportOp.getAffinityAttr());
+    }
+    if (await->use_empty())
+      await.erase();
+  }
+}
+
 void BlockScheduler::partition() {
+  importSignals(block);
+  forwardAwaitsToTimelineAwareOps(block);
   for (Operation &op : block) {
+    // A device op reading a host-awaited value waits for the timepoint
+    // itself: the host does not (imported fences, aware ops' signals).
+    llvm::SetVector<Value> externalTimepoints;
+    if (isScheduled(&op)) {
+      for (OpOperand &operand : op.getOpOperands()) {
+        auto await = operand.get().getDefiningOp<TimepointAwaitOp>();
+        if (!await || partitionOf.count(await))
+          continue;
+        unsigned index = cast<OpResult>(operand.get()).getResultNumber();
+        operand.set(await.getResourceOperands()[index]);
+        externalTimepoints.insert(await.getAwaitTimepoint());
+        bypassedAwaits.insert(await);
+      }
+    }
     // Producer regions of the op's operands.
     llvm::SetVector<Partition *> deps;
     for (Value operand : op.getOperands())
@@ -129,9 +213,14 @@ void BlockScheduler::partition() {
         close(p);
     Partition *target = getOpenPartition(affinity);
     if (target) {
-      bool covered = llvm::all_of(deps, [&](Partition *p) {
-        return p == target || target->awaits.contains(p);
-      });
+      bool covered =
+          llvm::all_of(deps,
+                       [&](Partition *p) {
+                         return p == target || target->awaits.contains(p);
+                       }) &&
+          llvm::all_of(externalTimepoints, [&](Value t) {
+            return target->externalAwaits.contains(t);
+          });
       if (!covered) {
         LLVM_DEBUG(llvm::dbgs() << "closing region " << target->ordinal
                                 << ": " << op.getName()
@@ -149,6 +238,7 @@ void BlockScheduler::partition() {
         close(p);
         target->awaits.insert(p);
       }
+      target->externalAwaits = externalTimepoints;
     }
     target->ops.push_back(&op);
     partitionOf[&op] = target;
@@ -191,6 +281,8 @@ void BlockScheduler::materialize(Partition &partition) {
   SmallVector<Value> awaited;
   for (Partition *dep : partition.awaits)
     awaited.push_back(timepointOf[dep]);
+  awaited.append(partition.externalAwaits.begin(),
+                 partition.externalAwaits.end());
   Value await = joinTimepoints(builder, loc, awaited);
 
   SmallVector<Value> captureSizes, resultSizes;
@@ -240,6 +332,27 @@ void BlockScheduler::materialize(Partition &partition) {
         use.set(regionResult);
         continue;
       }
+      // A barrier on the value is the region's timepoint: no host wait.
+      if (auto barrier = dyn_cast<TimepointBarrierOp>(user)) {
+        barrier.getResult().replaceAllUsesWith(regionResult);
+        barrier.getResultTimepoint().replaceAllUsesWith(
+            execute.getResultTimepoint());
+        barrier.erase();
+        continue;
+      }
+      // Exported only to timeline-aware ops: they wait for the region's
+      // timepoint through their fences instead of the host (design.md §4).
+      if (auto exportOp = dyn_cast<TensorExportOp>(user);
+          exportOp && onlyFeedsTimelineAwareOps(exportOp.getResult())) {
+        use.set(regionResult);
+        for (Operation *awareUser : exportOp.getResult().getUsers()) {
+          OpBuilder awareBuilder(awareUser);
+          cast<TimelineAwareOpInterface>(awareUser).joinTimepoint(
+              execute.getResultTimepoint(), awareBuilder,
+              partition.affinity);
+        }
+        continue;
+      }
       if (!hostValue)
         hostValue = TimepointAwaitOp::create(
                         builder, loc, TypeRange{result.getType()},
@@ -255,6 +368,9 @@ void BlockScheduler::materialize(Partition &partition) {
 void BlockScheduler::materialize() {
   for (auto &partition : partitions)
     materialize(*partition);
+  for (Operation *await : bypassedAwaits)
+    if (await->use_empty())
+      await->erase();
 }
 
 struct ScheduleExecutionPass
@@ -266,9 +382,14 @@ struct ScheduleExecutionPass
       if (!isa<util::FuncOp, util::InitializerOp>(op))
         return;
       op->walk([&](Block *block) {
-        if (!block->getParentOp()->getParentOfType<AsyncExecuteOp>() &&
-            !isa<AsyncExecuteOp, AsyncConcurrentOp>(block->getParentOp()))
-          blocks.push_back(block);
+        // Only host blocks: not the bodies of (async or cmd) regions.
+        Operation *parent = block->getParentOp();
+        if (isa<AsyncExecuteOp, AsyncConcurrentOp, CmdExecuteOp,
+                CmdSerialOp, CmdConcurrentOp>(parent) ||
+            parent->getParentOfType<AsyncExecuteOp>() ||
+            parent->getParentOfType<CmdExecuteOp>())
+          return;
+        blocks.push_back(block);
       });
     });
     for (Block *block : blocks) {

@@ -15,6 +15,7 @@ using namespace fleet::util;
 
 #include "fleet/Dialect/Util/IR/UtilInterfaces.cpp.inc"
 #include "fleet/Dialect/Util/IR/UtilTypeInterfaces.cpp.inc"
+#include "fleet/Dialect/Util/IR/UtilAttrInterfaces.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "fleet/Dialect/Util/IR/UtilTypes.cpp.inc"

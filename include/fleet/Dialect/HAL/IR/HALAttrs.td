@@ -4,6 +4,7 @@
 #define FLEET_DIALECT_HAL_IR_HALATTRS_TD
 
 include "fleet/Dialect/HAL/IR/HALBase.td"
+include "fleet/Dialect/Util/IR/UtilInterfaces.td"
 include "fleet/Dialect/Stream/IR/StreamInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
@@ -172,6 +173,7 @@ def HAL_DeviceTopologyAttr : HAL_Attr<"DeviceTopology", "device.topology"> {
 //===----------------------------------------------------------------------===//
 
 def HAL_ABIConventionAttr : HAL_EnumAttr<HAL_ABIConvention, "abi.convention"> {
+  let traits = [Util_CallAnnotationAttr];
   let summary = "Calling convention of a function or call";
   let description = [{
     `#hal.abi.convention<synchronous>` or `#hal.abi.convention<coarse_fences>`

@@ -174,7 +174,8 @@ def Stream_DispatchWorkgroupSizeOp
 //===----------------------------------------------------------------------===//
 
 def Stream_TestTimelineAwareOp : Stream_Op<"test.timeline_aware", [
-    AttrSizedOperandSegments]> {
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Stream_TimelineAwareOp>]> {
   let summary = "Test-only op that waits on and signals fences";
   let description = [{
     Stands for a timeline-aware call in tests: it takes zero or more wait

@@ -79,4 +79,36 @@ def Stream_StreamableOp : OpInterface<"StreamableOpInterface"> {
   ];
 }
 
+def Stream_TimelineAwareOp : OpInterface<"TimelineAwareOpInterface"> {
+  let cppNamespace = "::fleet::stream";
+  let description = [{
+    A host op that joins the device timeline through fences instead of
+    needing ready values: it starts its work once its wait fences are
+    reached and signals its signal fence when its results are ready (a call
+    with the coarse-fences ABI, `stream.test.timeline_aware`). Scheduling
+    exports a producer's timepoint into its waits and imports its signal as
+    the timepoint of its results, so no host wait sits before or after it
+    (design.md §4; IREE PR 22381 introduced the interface).
+  }];
+  let methods = [
+    InterfaceMethod<"True when this op instance takes part (e.g. a call with the coarse_fences convention and fence operands).",
+      "bool", "isTimelineAware", (ins)>,
+    InterfaceMethod<"The fences the op waits on.",
+      "::llvm::SmallVector<::mlir::Value>", "getWaitFences", (ins)>,
+    InterfaceMethod<"The fence the op signals when its results are ready.",
+      "::mlir::Value", "getSignalFence", (ins)>,
+    InterfaceMethod<[{
+      Makes the op also wait for `timepoint` (exported into its waits with
+      ops built by `builder` before the op, on `affinity`).
+    }], "void", "joinTimepoint",
+      (ins "::mlir::Value":$timepoint, "::mlir::OpBuilder &":$builder,
+           "::mlir::Attribute":$affinity)>,
+    InterfaceMethod<[{
+      A timepoint reached when the op's results are ready (its signal fence
+      imported), built by `builder` after the op, on `affinity`.
+    }], "::mlir::Value", "importSignalTimepoint",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Attribute":$affinity)>,
+  ];
+}
+
 #endif // FLEET_DIALECT_STREAM_IR_STREAMINTERFACES_TD

@@ -64,4 +64,14 @@ def Util_TiedOp : OpInterface<"TiedOpInterface"> {
   }];
 }
 
+def Util_CallAnnotationAttr : AttrInterface<"CallAnnotationAttrInterface"> {
+  let cppNamespace = "::fleet::util";
+  let description = [{
+    A function attribute whose value every call site must see, so local
+    passes learn a callee's properties (e.g. its ABI convention) without a
+    symbol lookup. `--util-attribute-call-graph` copies such attributes from
+    each callee onto its calls (IREE PR 22381, seed 004).
+  }];
+}
+
 #endif // FLEET_DIALECT_UTIL_IR_UTILINTERFACES_TD

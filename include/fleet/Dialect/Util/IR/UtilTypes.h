@@ -14,6 +14,7 @@ std::optional<unsigned> getTiedResultOperandIndex(mlir::Operation *op,
 
 #include "fleet/Dialect/Util/IR/UtilInterfaces.h.inc"
 #include "fleet/Dialect/Util/IR/UtilTypeInterfaces.h.inc"
+#include "fleet/Dialect/Util/IR/UtilAttrInterfaces.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "fleet/Dialect/Util/IR/UtilTypes.h.inc"

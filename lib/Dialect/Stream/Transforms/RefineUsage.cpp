@@ -1,0 +1,94 @@
+//===- RefineUsage.cpp - concrete lifetimes for every resource ------------===//
+//
+// Invariant established: no `!stream.resource<*>` remains in host code. A
+// value whose only use is a same-affinity lifetime change to `external`
+// (the export path) is produced as `external` directly; every other unknown
+// lifetime becomes `transient`. Transfers that then change nothing are gone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
+
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "stream-refine-usage"
+
+namespace fleet::stream {
+#define GEN_PASS_DEF_REFINEUSAGEPASS
+#include "fleet/Dialect/Stream/Transforms/Passes.h.inc"
+} // namespace fleet::stream
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::stream;
+
+namespace {
+
+bool isUnknown(Type type) {
+  auto resource = dyn_cast<ResourceType>(type);
+  return resource && resource.getLifetime() == Lifetime::Unknown;
+}
+
+/// A transfer that only changes the lifetime on one affinity.
+bool isLifetimeOnlyTransfer(AsyncTransferOp transfer) {
+  if (transfer.getExecutionAffinityAttr())
+    return false;
+  Attribute from = transfer.getSourceAffinityAttr();
+  Attribute to = transfer.getTargetAffinityAttr();
+  return !from || !to || from == to;
+}
+
+struct RefineUsagePass
+    : public fleet::stream::impl::RefineUsagePassBase<RefineUsagePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    SmallVector<Value> unknown;
+    getOperation().walk([&](Operation *op) {
+      if (op->getParentOfType<ExecutableOp>())
+        return;
+      for (Value result : op->getResults())
+        if (isUnknown(result.getType()))
+          unknown.push_back(result);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (isUnknown(arg.getType()))
+              unknown.push_back(arg);
+    });
+
+    for (Value value : unknown) {
+      // Produce exported values as external directly.
+      if (value.hasOneUse()) {
+        auto transfer = dyn_cast<AsyncTransferOp>(*value.getUsers().begin());
+        // Only values whose producer can pick any lifetime (not region
+        // results, whose types must stay in sync with their regions).
+        if (transfer && isLifetimeOnlyTransfer(transfer) &&
+            isa_and_nonnull<StreamableOpInterface>(value.getDefiningOp())) {
+          auto target = cast<ResourceType>(transfer.getResult().getType());
+          if (target.getLifetime() == Lifetime::External) {
+            value.setType(target);
+            transfer.getResult().replaceAllUsesWith(value);
+            transfer.erase();
+            LLVM_DEBUG(llvm::dbgs() << "produced as external: " << value
+                                    << "\n");
+            continue;
+          }
+        }
+      }
+      value.setType(ResourceType::get(context, Lifetime::Transient));
+    }
+
+    // Transfers that no longer change anything.
+    getOperation().walk([&](AsyncTransferOp transfer) {
+      if (transfer.getSource().getType() == transfer.getResult().getType() &&
+          isLifetimeOnlyTransfer(transfer)) {
+        transfer.getResult().replaceAllUsesWith(transfer.getSource());
+        transfer.erase();
+      }
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,477 @@
+//===- ScheduleAllocation.cpp - async regions to explicit commands --------===//
+//
+// Invariant established: host code holds no async (value-semantics) work.
+// Every `stream.async.execute` is a `stream.cmd.execute` over explicitly
+// allocated resources:
+//   - results get a queue-ordered `stream.resource.alloca` before the region
+//     (the region awaits it); the allocation affinity is the set of devices
+//     that touch the value: the producing region's device plus the devices
+//     of the regions that read it, as `#hal.device.optimal<[...]>` in device
+//     declaration order when there are several (Fleet issue 7; a value only
+//     its own device touches — e.g. a result pinned to A once transfers run
+//     on A — stays `on(A)`);
+//   - values produced and consumed inside one region get an alloca before it
+//     and a dealloca after it; results passed between regions are
+//     deallocated after the last region reading them;
+//   - dispatches become `stream.cmd.dispatch` (ro inputs, wo results, rw
+//     tied), transfers `stream.cmd.copy`, preceded by `stream.cmd.invalidate
+//     from(SRC)` when the source lives on another device than where the copy
+//     runs and followed by `stream.cmd.flush to(DST)` when the result does;
+//     splats/fills `stream.cmd.fill`, copies/updates/slices/clones
+//     `stream.cmd.copy`, concurrent regions `stream.cmd.concurrent`;
+//   - host constants become `util.buffer.constant` mapped as resources with
+//     `stream.resource.try_map` (host memory every local device can read).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
+
+#include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
+#include "fleet/Dialect/HAL/IR/HALDialect.h"
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Utils.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "stream-schedule-allocation"
+
+namespace fleet::stream {
+#define GEN_PASS_DEF_SCHEDULEALLOCATIONPASS
+#include "fleet/Dialect/Stream/Transforms/Passes.h.inc"
+} // namespace fleet::stream
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::stream;
+
+namespace {
+
+StringRef getDeviceName(Attribute affinity) {
+  if (auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity))
+    return device.getDevice().getRootReference().getValue();
+  return {};
+}
+
+/// Converts the async ops of one execute region into commands.
+class CommandBuilder {
+public:
+  /// `zero` is an index 0 defined outside the command region (only stream
+  /// commands may appear inside it).
+  CommandBuilder(OpBuilder &builder, IRMapping &buffers, Attribute affinity,
+                 Value zero)
+      : builder(builder), buffers(buffers), affinity(affinity), zero(zero) {}
+
+  LogicalResult convertBlock(Block &block);
+
+private:
+  Value lookup(Value v) { return buffers.lookupOrDefault(v); }
+  Value sizeOf(Value v) {
+    return getResourceSize(builder, builder.getUnknownLoc(), v);
+  }
+  LogicalResult convert(Operation *op);
+
+  OpBuilder &builder;
+  IRMapping &buffers;
+  Attribute affinity;
+  Value zero;
+};
+
+LogicalResult CommandBuilder::convertBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(convert(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult CommandBuilder::convert(Operation *op) {
+  Location loc = op->getLoc();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](AsyncDispatchOp op) -> LogicalResult {
+        SmallVector<Value> uniforms, resources, sizes, offsets, lengths;
+        SmallVector<Attribute> accesses;
+        MLIRContext *context = op.getContext();
+        auto access = [&](ResourceAccessBitfield bits) {
+          return ResourceAccessBitfieldAttr::get(context, bits);
+        };
+        unsigned rangeIndex = 0;
+        // Tied results write their operand: that operand is read-write.
+        llvm::SmallDenseSet<unsigned> tiedOperands;
+        for (unsigned i = 0; i < op->getNumResults(); ++i)
+          if (auto index = cast<util::TiedOpInterface>(op.getOperation())
+                               .getTiedResultOperandIndex(i))
+            tiedOperands.insert(*index);
+        for (auto [i, operand] : llvm::enumerate(op.getResourceOperands())) {
+          if (!isa<ResourceType>(operand.getType())) {
+            uniforms.push_back(operand);
+            continue;
+          }
+          unsigned operandIndex =
+              op.getResourceOperands().getBeginOperandIndex() + i;
+          resources.push_back(lookup(operand));
+          sizes.push_back(op.getResourceOperandSizes()[rangeIndex]);
+          offsets.push_back(op.getResourceOperandOffsets()[rangeIndex]);
+          lengths.push_back(op.getResourceOperandLengths()[rangeIndex]);
+          accesses.push_back(access(tiedOperands.contains(operandIndex)
+                                        ? ResourceAccessBitfield::Read |
+                                              ResourceAccessBitfield::Write
+                                        : ResourceAccessBitfield::Read));
+          ++rangeIndex;
+        }
+        auto tied = cast<util::TiedOpInterface>(op.getOperation());
+        for (auto [i, result] : llvm::enumerate(op.getResults())) {
+          if (tied.getTiedResultOperandIndex(i))
+            continue;
+          resources.push_back(lookup(result));
+          sizes.push_back(op.getResultSizes()[i]);
+          offsets.push_back(zero);
+          lengths.push_back(op.getResultSizes()[i]);
+          accesses.push_back(access(ResourceAccessBitfield::Write));
+        }
+        CmdDispatchOp::create(builder, loc, op.getWorkload(),
+                              op.getEntryPoints(), uniforms, resources, sizes,
+                              offsets, lengths,
+                              builder.getArrayAttr(accesses));
+        return success();
+      })
+      .Case([&](AsyncTransferOp op) -> LogicalResult {
+        Value source = lookup(op.getSource());
+        Value target = lookup(op.getResult());
+        Value size = op.getSourceSize();
+        Attribute execution = op.getAffinityAttr();
+        StringRef runsOn = getDeviceName(execution ? execution : affinity);
+        // Acquire a range another device flushed, release one another
+        // device reads (design.md §3; explicit even on coherent memory).
+        Attribute from = op.getSourceAffinityAttr();
+        if (from && getDeviceName(from) != runsOn)
+          CmdInvalidateOp::create(builder, loc, source, size, zero, size,
+                                  from);
+        CmdCopyOp::create(builder, loc, source, size, zero, target,
+                          op.getResultSize(), zero, size);
+        Attribute to = op.getTargetAffinityAttr();
+        if (to && getDeviceName(to) != runsOn)
+          CmdFlushOp::create(builder, loc, target, op.getResultSize(), zero,
+                             op.getResultSize(), to);
+        return success();
+      })
+      .Case([&](AsyncSplatOp op) -> LogicalResult {
+        if (op.getValue().getType().getIntOrFloatBitWidth() > 32)
+          return op.emitOpError()
+                 << "64-bit fill patterns are not supported by stream.cmd.fill";
+        CmdFillOp::create(builder, loc, lookup(op.getResult()),
+                          op.getResultSize(), zero, op.getResultSize(),
+                          op.getValue());
+        return success();
+      })
+      .Case([&](AsyncFillOp op) -> LogicalResult {
+        if (op.getValue().getType().getIntOrFloatBitWidth() > 32)
+          return op.emitOpError()
+                 << "64-bit fill patterns are not supported by stream.cmd.fill";
+        CmdFillOp::create(builder, loc, lookup(op.getTarget()),
+                          op.getTargetSize(), op.getTargetOffset(),
+                          op.getTargetLength(), op.getValue());
+        buffers.map(op.getResult(), lookup(op.getTarget()));
+        return success();
+      })
+      .Case([&](AsyncCopyOp op) -> LogicalResult {
+        CmdCopyOp::create(builder, loc, lookup(op.getSource()),
+                          op.getSourceSize(), op.getSourceOffset(),
+                          lookup(op.getTarget()), op.getTargetSize(),
+                          op.getTargetOffset(), op.getLength());
+        buffers.map(op.getResult(), lookup(op.getTarget()));
+        return success();
+      })
+      .Case([&](AsyncUpdateOp op) -> LogicalResult {
+        CmdCopyOp::create(builder, loc, lookup(op.getUpdate()),
+                          op.getUpdateSize(), zero, lookup(op.getTarget()),
+                          op.getTargetSize(), op.getTargetOffset(),
+                          op.getUpdateSize());
+        buffers.map(op.getResult(), lookup(op.getTarget()));
+        return success();
+      })
+      .Case([&](AsyncCloneOp op) -> LogicalResult {
+        CmdCopyOp::create(builder, loc, lookup(op.getSource()),
+                          op.getSourceSize(), zero, lookup(op.getResult()),
+                          op.getResultSize(), zero, op.getResultSize());
+        return success();
+      })
+      .Case([&](AsyncSliceOp op) -> LogicalResult {
+        CmdCopyOp::create(builder, loc, lookup(op.getSource()),
+                          op.getSourceSize(), op.getSourceOffset(),
+                          lookup(op.getResult()), op.getResultSize(), zero,
+                          op.getResultSize());
+        return success();
+      })
+      .Case([&](AsyncAllocaOp) { return success(); })
+      .Case([&](AsyncConcurrentOp op) -> LogicalResult {
+        auto concurrent = CmdConcurrentOp::create(builder, loc);
+        Block *body = &concurrent.getBody().emplaceBlock();
+        Block &source = op.getBody().front();
+        for (auto [arg, operand] :
+             llvm::zip(source.getArguments(), op.getResourceOperands()))
+          buffers.map(arg, lookup(operand));
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToStart(body);
+        if (failed(convertBlock(source)))
+          return failure();
+        // Results of the concurrent region are the buffers its yield names.
+        auto yield = cast<YieldOp>(source.getTerminator());
+        for (auto [result, yielded] :
+             llvm::zip(op.getResults(), yield.getResourceOperands()))
+          buffers.map(result, lookup(yielded));
+        return success();
+      })
+      .Case([&](YieldOp) { return success(); })
+      .Default([&](Operation *op) -> LogicalResult {
+        return op->emitOpError()
+               << "cannot be turned into a command (unsupported in "
+                  "stream-schedule-allocation)";
+      });
+}
+
+class Allocator {
+public:
+  Allocator(ModuleOp module) : devices(module) {}
+
+  LogicalResult convert(AsyncExecuteOp execute);
+  void convertConstant(AsyncConstantOp constant);
+  void deallocateBetweenRegions(Block &block);
+
+private:
+  /// The allocation affinity for a value produced in `execute`.
+  Attribute getAllocationAffinity(AsyncExecuteOp execute, Value result);
+
+  hal::DeviceSet devices;
+  /// Buffers allocated for region results and the region affinity.
+  SmallVector<std::pair<Value, Attribute>> allocated;
+};
+
+Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
+                                           Value result) {
+  Attribute producer = execute.getAffinityAttr();
+  llvm::SetVector<Attribute> touching;
+  if (producer)
+    touching.insert(producer);
+  for (Operation *user : result.getUsers()) {
+    auto consumer = dyn_cast<AsyncExecuteOp>(user);
+    if (consumer && consumer.getAffinityAttr())
+      touching.insert(consumer.getAffinityAttr());
+  }
+  // Affinities on the same device count once.
+  SmallVector<Attribute> distinct;
+  for (Attribute affinity : touching) {
+    bool seen = llvm::any_of(distinct, [&](Attribute other) {
+      return devices.isSameDevice(getDeviceName(other), getDeviceName(affinity));
+    });
+    if (!seen)
+      distinct.push_back(affinity);
+  }
+  if (distinct.size() <= 1)
+    return producer;
+  llvm::stable_sort(distinct, [&](Attribute a, Attribute b) {
+    return devices.getIndex(getDeviceName(a)) <
+           devices.getIndex(getDeviceName(b));
+  });
+  return hal::DeviceOptimalAttr::get(execute.getContext(), distinct);
+}
+
+LogicalResult Allocator::convert(AsyncExecuteOp execute) {
+  MLIRContext *context = execute.getContext();
+  Location loc = execute.getLoc();
+  Attribute affinity = execute.getAffinityAttr();
+  Block &body = execute.getBody().front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  auto timepointType = TimepointType::get(context);
+  OpBuilder builder(execute);
+
+  IRMapping buffers;
+  llvm::SetVector<Value> captures;
+  SmallVector<Value> captureSizes;
+  SmallVector<Value> awaits;
+  if (Value await = execute.getAwaitTimepoint())
+    awaits.push_back(await);
+  auto capture = [&](Value buffer, Value size) {
+    if (captures.insert(buffer))
+      captureSizes.push_back(size);
+  };
+  for (auto [arg, operand, size] :
+       llvm::zip(body.getArguments(), execute.getResourceOperands(),
+                 execute.getResourceOperandSizes())) {
+    buffers.map(arg, operand);
+    capture(operand, size);
+  }
+
+  // Results: allocate unless the region yields a capture (tied).
+  SmallVector<Value> resultBuffers;
+  for (auto [i, yielded] : llvm::enumerate(yield.getResourceOperands())) {
+    if (auto arg = dyn_cast<BlockArgument>(yielded);
+        arg && arg.getOwner() == &body) {
+      resultBuffers.push_back(execute.getResourceOperands()[arg.getArgNumber()]);
+      continue;
+    }
+    Value size = execute.getResultSizes()[i];
+    auto alloca = ResourceAllocaOp::create(
+        builder, loc, execute.getResult(i).getType(), timepointType, size,
+        /*await_timepoint=*/Value{}, /*indeterminate_lifetime=*/false,
+        getAllocationAffinity(execute, execute.getResult(i)));
+    buffers.map(yielded, alloca.getResult());
+    awaits.push_back(alloca.getResultTimepoint());
+    capture(alloca.getResult(), size);
+    resultBuffers.push_back(alloca.getResult());
+    allocated.push_back({alloca.getResult(), affinity});
+  }
+
+  // A concurrent region yielding a value that is a result of the execute
+  // writes it straight into the result's buffer.
+  SmallVector<AsyncConcurrentOp> concurrents;
+  body.walk<WalkOrder::PreOrder>(
+      [&](AsyncConcurrentOp op) { concurrents.push_back(op); });
+  for (AsyncConcurrentOp op : concurrents) {
+    auto innerYield = cast<YieldOp>(op.getBody().front().getTerminator());
+    for (auto [result, yielded] :
+         llvm::zip(op.getResults(), innerYield.getResourceOperands()))
+      if (Value buffer = buffers.lookupOrNull(result))
+        buffers.map(yielded, buffer);
+  }
+
+  // Temporaries: produced and consumed inside the region.
+  SmallVector<std::pair<Value, Value>> temporaries;
+  body.walk([&](Operation *op) {
+    for (Value result : op->getResults()) {
+      if (!isa<ResourceType>(result.getType()) || buffers.contains(result))
+        continue;
+      // Tied/in-place results reuse their target (mapped during conversion).
+      if (isa<AsyncFillOp, AsyncCopyOp, AsyncUpdateOp, AsyncConcurrentOp>(op))
+        continue;
+      if (auto tied = dyn_cast<util::TiedOpInterface>(op))
+        if (tied.getTiedResultOperand(result))
+          continue;
+      Value size = getResourceSize(builder, loc, result);
+      auto alloca = ResourceAllocaOp::create(
+          builder, loc,
+          ResourceType::get(context, Lifetime::Transient), timepointType,
+          size, Value{}, false, affinity);
+      buffers.map(result, alloca.getResult());
+      awaits.push_back(alloca.getResultTimepoint());
+      capture(alloca.getResult(), size);
+      temporaries.push_back({alloca.getResult(), size});
+    }
+  });
+
+  Value await = joinTimepoints(builder, loc, awaits);
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  auto cmdExecute = CmdExecuteOp::create(
+      builder, loc, timepointType, captures.getArrayRef(), captureSizes, await,
+      /*once=*/false, affinity);
+  Block *cmdBody = &cmdExecute.getBody().emplaceBlock();
+  IRMapping inner;
+  for (Value buffer : captures)
+    inner.map(buffer, cmdBody->addArgument(buffer.getType(), loc));
+  // Region values -> buffers -> the command region's arguments.
+  IRMapping commandBuffers;
+  for (auto &[value, buffer] : buffers.getValueMap())
+    commandBuffers.map(value, inner.lookupOrDefault(buffer));
+  OpBuilder bodyBuilder = OpBuilder::atBlockBegin(cmdBody);
+  CommandBuilder commands(bodyBuilder, commandBuffers, affinity, zero);
+  if (failed(commands.convertBlock(body)))
+    return failure();
+  YieldOp::create(bodyBuilder, loc, ValueRange{}, ValueRange{});
+
+  // Temporaries die with the region.
+  builder.setInsertionPointAfter(cmdExecute);
+  for (auto [buffer, size] : temporaries)
+    ResourceDeallocaOp::create(builder, loc, timepointType, buffer, size,
+                               cmdExecute.getResultTimepoint(),
+                               /*prefer_origin=*/true, affinity);
+
+  for (auto [result, buffer] : llvm::zip(execute.getResults(), resultBuffers))
+    result.replaceAllUsesWith(buffer);
+  execute.getResultTimepoint().replaceAllUsesWith(
+      cmdExecute.getResultTimepoint());
+  execute.erase();
+  return success();
+}
+
+void Allocator::convertConstant(AsyncConstantOp constant) {
+  OpBuilder builder(constant);
+  Location loc = constant.getLoc();
+  auto hostBuffer = util::BufferConstantOp::create(
+      builder, loc, util::BufferType::get(constant.getContext()),
+      /*name=*/StringAttr{}, constant.getValue(), /*alignment=*/IntegerAttr{});
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  auto mapped = ResourceTryMapOp::create(
+      builder, loc, builder.getI1Type(), constant.getResult().getType(),
+      hostBuffer, zero, constant.getResultSize(), constant.getAffinityAttr());
+  constant.getResult().replaceAllUsesWith(mapped.getResult());
+  constant.erase();
+}
+
+void Allocator::deallocateBetweenRegions(Block &block) {
+  // A buffer read only by command regions is freed after the last of them.
+  for (auto [buffer, affinity] : allocated) {
+    if (buffer.getParentBlock() != &block)
+      continue;
+    SmallVector<CmdExecuteOp> readers;
+    bool onlyRegions = true;
+    for (Operation *user : buffer.getUsers()) {
+      if (auto region = dyn_cast<CmdExecuteOp>(user))
+        readers.push_back(region);
+      else
+        onlyRegions = false;
+    }
+    if (!onlyRegions || readers.size() < 2)
+      continue; // producer only, or host uses: the host owns it.
+    CmdExecuteOp last = readers.front();
+    SmallVector<Value> timepoints;
+    for (CmdExecuteOp reader : readers) {
+      if (last->isBeforeInBlock(reader))
+        last = reader;
+      timepoints.push_back(reader.getResultTimepoint());
+    }
+    OpBuilder builder(block.getParentOp()->getContext());
+    builder.setInsertionPointAfter(last);
+    Location loc = last.getLoc();
+    Value await = joinTimepoints(builder, loc, timepoints);
+    Value size = getResourceSize(builder, loc, buffer);
+    ResourceDeallocaOp::create(builder, loc,
+                               TimepointType::get(builder.getContext()), buffer,
+                               size, await, /*prefer_origin=*/true, affinity);
+  }
+  allocated.clear();
+}
+
+struct ScheduleAllocationPass
+    : public fleet::stream::impl::ScheduleAllocationPassBase<
+          ScheduleAllocationPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Allocator allocator(module);
+    SmallVector<Block *> blocks;
+    module.walk([&](Block *block) {
+      Operation *parent = block->getParentOp();
+      if (parent->getParentOfType<ExecutableOp>() || isa<ExecutableOp>(parent))
+        return;
+      if (isa<AsyncExecuteOp, AsyncConcurrentOp, CmdExecuteOp,
+              CmdConcurrentOp, CmdSerialOp>(parent) ||
+          parent->getParentOfType<AsyncExecuteOp>())
+        return;
+      blocks.push_back(block);
+    });
+    for (Block *block : blocks) {
+      for (auto constant :
+           llvm::make_early_inc_range(block->getOps<AsyncConstantOp>()))
+        allocator.convertConstant(constant);
+      for (auto execute :
+           llvm::make_early_inc_range(block->getOps<AsyncExecuteOp>()))
+        if (failed(allocator.convert(execute)))
+          return signalPassFailure();
+      allocator.deallocateBetweenRegions(*block);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,114 @@
+//===- ScheduleConcurrency.cpp - concurrent waves in execute regions ------===//
+//
+// Invariant established: inside every `stream.async.execute`, ops that do
+// not depend on each other and sit at the same dependency depth (a wave) are
+// grouped in one `stream.async.concurrent` region when there are two or
+// more of them; the waves follow each other in dependency order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/Stream/Transforms/Passes.h"
+
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Utils.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
+
+#define DEBUG_TYPE "stream-schedule-concurrency"
+
+namespace fleet::stream {
+#define GEN_PASS_DEF_SCHEDULECONCURRENCYPASS
+#include "fleet/Dialect/Stream/Transforms/Passes.h.inc"
+} // namespace fleet::stream
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::stream;
+
+namespace {
+
+void scheduleWaves(AsyncExecuteOp execute) {
+  Block &body = execute.getBody().front();
+  // Depth of each streamable op: 1 + the deepest producer in the region.
+  DenseMap<Operation *, unsigned> depth;
+  SmallVector<SmallVector<Operation *>> waves;
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<StreamableOpInterface>(op))
+      continue;
+    unsigned d = 0;
+    for (Value operand : op.getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        if (producer->getBlock() == &body)
+          d = std::max(d, depth.lookup(producer));
+    depth[&op] = d + 1;
+    if (waves.size() <= d)
+      waves.resize(d + 1);
+    waves[d].push_back(&op);
+  }
+  if (llvm::all_of(waves, [](auto &wave) { return wave.size() < 2; }))
+    return;
+
+  // Move waves in order before the terminator (a topological order).
+  Operation *terminator = body.getTerminator();
+  for (auto &wave : waves)
+    for (Operation *op : wave)
+      op->moveBefore(terminator);
+
+  for (auto &wave : waves) {
+    if (wave.size() < 2)
+      continue;
+    llvm::SmallPtrSet<Operation *, 8> members(wave.begin(), wave.end());
+    llvm::SetVector<Value> captures, results;
+    for (Operation *op : wave) {
+      for (Value operand : op->getOperands())
+        if (isa<ResourceType>(operand.getType()))
+          captures.insert(operand);
+      for (Value result : op->getResults())
+        if (!result.use_empty())
+          results.insert(result);
+    }
+    OpBuilder builder(wave.back()->getContext());
+    builder.setInsertionPointAfter(wave.back());
+    Location loc = wave.front()->getLoc();
+    SmallVector<Value> captureSizes, resultSizes;
+    SmallVector<Type> resultTypes;
+    for (Value capture : captures)
+      captureSizes.push_back(getResourceSize(builder, loc, capture));
+    for (Value result : results) {
+      resultTypes.push_back(result.getType());
+      resultSizes.push_back(getResourceSize(builder, loc, result));
+    }
+    auto concurrent = AsyncConcurrentOp::create(
+        builder, loc, resultTypes, captures.getArrayRef(), captureSizes,
+        resultSizes, /*tied_operands=*/ArrayAttr{}, Attribute{});
+    Block *inner = builder.createBlock(&concurrent.getBody());
+    DenseMap<Value, Value> mapping;
+    for (Value capture : captures)
+      mapping[capture] = inner->addArgument(capture.getType(), loc);
+    for (Operation *op : wave) {
+      op->moveBefore(inner, inner->end());
+      for (OpOperand &operand : op->getOpOperands())
+        if (Value mapped = mapping.lookup(operand.get()))
+          operand.set(mapped);
+    }
+    builder.setInsertionPointToEnd(inner);
+    YieldOp::create(builder, loc, results.getArrayRef(), resultSizes);
+    for (auto [i, result] : llvm::enumerate(results))
+      Value(result).replaceUsesWithIf(concurrent.getResult(i), [&](OpOperand &use) {
+        return !concurrent->isAncestor(use.getOwner());
+      });
+  }
+}
+
+struct ScheduleConcurrencyPass
+    : public fleet::stream::impl::ScheduleConcurrencyPassBase<
+          ScheduleConcurrencyPass> {
+  void runOnOperation() override {
+    SmallVector<AsyncExecuteOp> executes;
+    getOperation().walk([&](AsyncExecuteOp op) { executes.push_back(op); });
+    for (AsyncExecuteOp execute : executes)
+      scheduleWaves(execute);
+  }
+};
+
+} // namespace

@@ -1,0 +1,85 @@
+//===- Allocator.h - device memory allocation --------------------*- C++ -*-===//
+//
+// Each device owns one allocator (`hal.device.allocator`). It refuses memory
+// the device cannot provide (design.md §5) instead of handing out something
+// else:
+//   * unknown memory-type or usage bits;
+//   * a Mapping usage bit (MappingScoped/MappingPersistent) without
+//     HostVisible memory (such a buffer could never be mapped);
+//   * on a discrete device, DeviceLocal memory that is also HostVisible
+//     (a discrete device's own memory is not host-visible).
+// On local devices every allocation is host memory underneath; the bits are
+// enforced anyway so wrong bits fail in tests, not on real hardware.
+//
+// Ownership: the device creates and owns its allocator; the allocator lives as
+// long as the device. Buffers retain the device, so they keep the allocator.
+// Thread safety: all methods may race.
+// Failure behaviour: InvalidArgument naming the device, the operation
+// (`hal.allocator.allocate`, `hal.allocator.import`, ...) and the refused
+// bits; ResourceExhausted when host memory runs out.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_RUNTIME_HAL_ALLOCATOR_H
+#define FLEET_RUNTIME_HAL_ALLOCATOR_H
+
+#include "fleet/runtime/hal/Buffer.h"
+
+#include <atomic>
+#include <functional>
+
+namespace fleet::runtime::hal {
+
+struct AllocatorStatistics {
+  uint64_t bytesLive = 0;
+  uint64_t bytesPeak = 0;
+  uint64_t allocations = 0;
+  uint64_t deallocations = 0;
+};
+
+class Allocator {
+public:
+  explicit Allocator(Device &device) : device_(device) {}
+  Allocator(const Allocator &) = delete;
+  Allocator &operator=(const Allocator &) = delete;
+
+  Device &device() const { return device_; }
+
+  /// OK when this device can provide memory of `type` for `usage`;
+  /// otherwise the reason, prefixed with `operation`.
+  Status checkCompatibility(std::string_view operation, MemoryType type,
+                            BufferUsage usage) const;
+  bool canAllocate(MemoryType type, BufferUsage usage) const {
+    return checkCompatibility({}, type, usage).ok();
+  }
+
+  /// `hal.allocator.allocate`: synchronous allocation, zero-filled.
+  StatusOr<Ref<Buffer>> allocate(MemoryType type, BufferUsage usage,
+                                 uint64_t byteSize);
+
+  /// `hal.allocator.import`: wraps caller-owned host memory. `release` runs
+  /// when the buffer dies (may be empty). The memory must stay valid until
+  /// then.
+  StatusOr<Ref<Buffer>> importHostMemory(void *hostPointer, uint64_t byteSize,
+                                         MemoryType type, BufferUsage usage,
+                                         std::function<void()> release = {});
+
+  AllocatorStatistics statistics() const;
+
+  // For drivers: a buffer object without storage (queue_alloca), and
+  // committing/releasing its storage when the queue op runs.
+  StatusOr<Ref<Buffer>> createUncommitted(MemoryType type, BufferUsage usage,
+                                          uint64_t byteSize);
+  Status commit(Buffer &buffer);
+  void decommit(Buffer &buffer);
+
+private:
+  Device &device_;
+  std::atomic<uint64_t> bytesLive_{0};
+  std::atomic<uint64_t> bytesPeak_{0};
+  std::atomic<uint64_t> allocations_{0};
+  std::atomic<uint64_t> deallocations_{0};
+};
+
+} // namespace fleet::runtime::hal
+
+#endif // FLEET_RUNTIME_HAL_ALLOCATOR_H

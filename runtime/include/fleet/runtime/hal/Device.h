@@ -1,0 +1,232 @@
+//===- Device.h - devices and their queue operations -------------*- C++ -*-===//
+//
+// A Device executes queue operations on its queues (design.md §4, §5). Every
+// queue op waits on a fence and signals a fence:
+//   queueAlloca  (`hal.device.queue.alloca`)    queueDealloca (`...dealloca`)
+//   queueExecute (`...execute`, command buffers) queueCopy    (`...copy`)
+//   queueFill    (`...fill`)                   queueUpdate  (`...update`)
+//   queueBarrier (`...barrier`)                queueFlush   (`...flush`)
+// An op runs once its wait fence is reached and, on a queue, after the ops
+// submitted before it to the same queue (each queue index is in order).
+// When it is done it signals its signal fence. If it fails, or its wait fence
+// fails, it fails every semaphore of its signal fence instead, with a status
+// naming the op, its device and the cause, so the failure reaches all waiters,
+// on every device, transitively.
+//
+// The queue is chosen from the affinity mask: the lowest set bit, modulo the
+// device's queue count (kQueueAffinityAny = queue 0). A mask of 0 is an error.
+//
+// Submission checks what it can before queueing and returns the error (and
+// fails the signal fence, so nobody waits forever): usage bits, ranges, and
+// for buffers of other devices direct access or import (DeviceGroup.h) --
+// "hal.device.queue.copy on device 'B': target buffer ... allocated on device
+// 'A' is not accessible ...". The runtime never stages through host memory
+// silently. Errors that only appear when the op runs (an injected failure,
+// a kernel returning non-zero, a buffer without storage) fail the signal
+// fence instead.
+//
+// Ownership: drivers create devices (Driver.h); the first reference goes to
+// the caller. Buffers, command buffers and pending queue ops retain their
+// device, so a device lives until its last pending op has completed or failed.
+// A device's worker threads (local-task) stop when it dies.
+// Thread safety: every method may be called from any thread; submissions to
+// the same queue from several threads are ordered by whoever gets there
+// first.
+// Failure behaviour: see above; waitIdle() is bounded by its timeout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_RUNTIME_HAL_DEVICE_H
+#define FLEET_RUNTIME_HAL_DEVICE_H
+
+#include "fleet/runtime/hal/Allocator.h"
+#include "fleet/runtime/hal/CommandBuffer.h"
+#include "fleet/runtime/hal/Fence.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+
+namespace fleet::runtime::hal {
+
+class DeviceGroup;
+struct QueueOp;
+
+/// What a device can do; the DeviceGroup derives the topology from these.
+struct DeviceCapabilities {
+  /// Target backend served ("local" for both local drivers).
+  std::string backend;
+  /// Device-local memory is not host-visible and peers cannot touch it
+  /// (design.md §3): sharing needs export + import.
+  bool discrete = false;
+  /// Device memory is ordinary memory of this process, so any local peer can
+  /// import it without a copy.
+  bool hostAddressable = true;
+};
+
+/// Options of one device; Driver.h fills them from the URI parameters.
+struct DeviceOptions {
+  /// Names the device in messages and traces; empty: "<driver>:<n>", n
+  /// counting devices created in this process.
+  std::string name;
+  bool discrete = false;
+  /// The N-th queue op submitted to the device fails when it runs
+  /// (`?fail_after=N`, 1-based); 0 = never.
+  uint64_t failAfter = 0;
+  /// Worker threads of a local-task device (`task_topology_group_count`).
+  uint32_t workerCount = 1;
+  /// Number of queues; affinity bits map onto them modulo this count.
+  uint32_t queueCount = 1;
+};
+
+/// Answer of Device::query: `value` is meaningful only when `ok`.
+struct QueryAnswer {
+  bool ok = false;
+  int64_t value = 0;
+};
+
+/// The executable format local devices load (KernelABI.h).
+constexpr const char *kLocalExecutableFormat = "fleet-object-x86_64";
+
+struct DeviceStatistics {
+  uint64_t queueOpsSubmitted = 0;
+  uint64_t queueOpsExecuted = 0;
+  uint64_t queueOpsFailed = 0;
+  uint64_t dispatches = 0;
+  /// Sum of queue-op execution times; measured only while a tracer is
+  /// installed or statistics timing is on (Trace.h).
+  uint64_t busyNanoseconds = 0;
+  /// Bytes copied where source and target live on different devices.
+  uint64_t bytesCrossDevice = 0;
+  /// Buffers of other devices this device imported (first uses).
+  uint64_t imports = 0;
+};
+
+class Device : public RefCounted {
+public:
+  const std::string &name() const { return name_; }
+  /// "local-sync" or "local-task".
+  const std::string &driverName() const { return driverName_; }
+  const DeviceCapabilities &capabilities() const { return capabilities_; }
+  const DeviceOptions &options() const { return options_; }
+  uint32_t queueCount() const { return options_.queueCount; }
+  Allocator &allocator() { return allocator_; }
+
+  /// The group this device belongs to (null until a DeviceGroup is built).
+  DeviceGroup *group() const { return group_; }
+  uint32_t groupIndex() const { return groupIndex_; }
+
+  Ref<Semaphore> createSemaphore(uint64_t initialValue = 0);
+  /// `hal.fence.create`: a fresh semaphore at 0 and the fence (it, 1).
+  Ref<Fence> createFence();
+
+  /// `hal.device.query<%dev> key("category" :: "key")`. Categories:
+  ///   "hal.device.id"          key is a pattern (`*`, `?`) matched against
+  ///                            the driver name ("local*" matches both
+  ///                            local drivers); value 0/1
+  ///   "hal.executable.format"  key is a pattern matched against the format
+  ///                            this device loads (kLocalExecutableFormat)
+  ///   "hal.device"             keys "discrete", "queue_count",
+  ///                            "worker_count"
+  /// Anything else answers ok = false, so the IR's default applies.
+  QueryAnswer query(std::string_view category, std::string_view key) const;
+
+  /// Queue index for an affinity mask; InvalidArgument for 0.
+  StatusOr<uint32_t> selectQueue(QueueAffinity affinity) const;
+
+  /// The buffer exists at once; its storage appears when the op runs and is
+  /// zero-filled. `pool` is accepted and ignored by local devices.
+  StatusOr<Ref<Buffer>> queueAlloca(QueueAffinity affinity, Fence *wait,
+                                    Fence *signal, uint64_t pool,
+                                    MemoryType type, BufferUsage usage,
+                                    uint64_t byteSize);
+  /// Frees the storage when the op runs (after the uses its wait fence covers).
+  Status queueDealloca(QueueAffinity affinity, Fence *wait, Fence *signal,
+                       Buffer &buffer);
+  /// Runs the command buffers in order. `bindingTable` resolves slot
+  /// bindings; it must be large enough for every slot the commands use.
+  Status queueExecute(QueueAffinity affinity, Fence *wait, Fence *signal,
+                      Span<CommandBuffer *const> commandBuffers,
+                      Span<const BindingRef> bindingTable = {});
+  Status queueCopy(QueueAffinity affinity, Fence *wait, Fence *signal,
+                   Buffer &source, uint64_t sourceOffset, Buffer &target,
+                   uint64_t targetOffset, uint64_t length);
+  /// `pattern` repeats every `patternLength` (1, 2 or 4) bytes.
+  Status queueFill(QueueAffinity affinity, Fence *wait, Fence *signal,
+                   Buffer &target, uint64_t targetOffset, uint64_t length,
+                   uint32_t pattern, uint8_t patternLength);
+  /// The host bytes are copied at submission.
+  Status queueUpdate(QueueAffinity affinity, Fence *wait, Fence *signal,
+                     const void *source, Buffer &target, uint64_t targetOffset,
+                     uint64_t length);
+  Status queueBarrier(QueueAffinity affinity, Fence *wait, Fence *signal);
+  /// Local devices queue nothing locally, so flushing does nothing.
+  Status queueFlush(QueueAffinity affinity);
+
+  /// Blocks until every op submitted so far has completed or failed.
+  Status waitIdle(Timeout timeout);
+
+  DeviceStatistics statistics() const;
+
+  /// Checks that this device may touch `buffer` in `operation` and imports it
+  /// on first use when that is how this device reaches it (DeviceGroup.h).
+  /// `role` names the operand ("source", "binding 1"). Used at submission.
+  Status prepareBufferUse(std::string_view operation, std::string_view role,
+                          Buffer &buffer);
+
+  // ---- for drivers ---------------------------------------------------------
+  /// Counts execution; the op's own result goes to its signal fence.
+  void noteExecuted(bool failed, uint64_t busyNanoseconds);
+  void noteBytesCrossDevice(uint64_t bytes) {
+    bytesCrossDevice_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  void noteDispatches(uint64_t count) {
+    dispatches_.fetch_add(count, std::memory_order_relaxed);
+  }
+  /// Marks one submitted op done (for waitIdle).
+  void noteRetired();
+
+protected:
+  Device(std::string driverName, DeviceOptions options,
+         DeviceCapabilities capabilities);
+  ~Device() override;
+
+  /// Takes the validated op (built on the caller's stack): run it now or move
+  /// it to the heap and queue it. Must not fail: errors go to the op's
+  /// signal fence.
+  virtual void submit(QueueOp &op) = 0;
+
+private:
+  friend class DeviceGroup;
+
+  /// Fills the common fields, validates fences/affinity, numbers the op.
+  Status beginOp(QueueOp &op, QueueAffinity affinity, Fence *wait,
+                 Fence *signal);
+  /// Fails the signal fence with `status` (prefixed) and returns it.
+  Status rejectOp(std::string_view operation, Fence *signal, Status status);
+  Status finishSubmit(QueueOp &op);
+
+  std::string driverName_;
+  std::string name_;
+  DeviceOptions options_;
+  DeviceCapabilities capabilities_;
+  Allocator allocator_;
+  DeviceGroup *group_ = nullptr;
+  uint32_t groupIndex_ = 0;
+
+  std::atomic<uint64_t> submitted_{0};
+  std::atomic<uint64_t> retired_{0};
+  std::atomic<uint64_t> executed_{0};
+  std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> dispatches_{0};
+  std::atomic<uint64_t> busyNanoseconds_{0};
+  std::atomic<uint64_t> bytesCrossDevice_{0};
+  std::atomic<uint64_t> imports_{0};
+  std::atomic<uint32_t> idleWaiters_{0};
+  std::mutex idleMutex_;
+  std::condition_variable idleCondition_;
+};
+
+} // namespace fleet::runtime::hal
+
+#endif // FLEET_RUNTIME_HAL_DEVICE_H

@@ -1,0 +1,66 @@
+//===- Executable.h - tables of kernel functions -----------------*- C++ -*-===//
+//
+// An Executable is what `hal.executable` becomes at run time: a table of
+// kernel entry points (KernelABI.h) indexed by export ordinal, plus the
+// export names. The executable loader (ExecutableLoader.h) builds one from a
+// kernel object; tests may build one from plain C++ functions.
+//
+// Ownership: Executable::create returns the first reference. The executable
+// keeps `backing` (e.g. the JIT that holds the code) alive until it dies;
+// command buffers that record a dispatch retain the executable.
+// Thread safety: immutable after creation; kernels may run concurrently.
+// Failure behaviour: create() rejects duplicate or empty names and null
+// functions; lookupExport() returns NotFound naming the export.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_RUNTIME_HAL_EXECUTABLE_H
+#define FLEET_RUNTIME_HAL_EXECUTABLE_H
+
+#include "fleet/runtime/hal/KernelABI.h"
+#include "fleet/runtime/hal/Ref.h"
+#include "fleet/runtime/hal/Status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fleet::runtime::hal {
+
+struct ExecutableExport {
+  std::string name;
+  fleet_kernel_fn_t function = nullptr;
+};
+
+class Executable final : public RefCounted {
+public:
+  /// Export i of `exports` gets ordinal i. `name` names the executable in
+  /// messages and traces.
+  static StatusOr<Ref<Executable>> create(std::string name,
+                                          std::vector<ExecutableExport> exports,
+                                          std::shared_ptr<void> backing = {});
+
+  const std::string &name() const { return name_; }
+  uint32_t exportCount() const { return uint32_t(exports_.size()); }
+  const std::string &exportName(uint32_t ordinal) const {
+    return exports_[ordinal].name;
+  }
+  fleet_kernel_fn_t function(uint32_t ordinal) const {
+    return exports_[ordinal].function;
+  }
+  StatusOr<uint32_t> lookupExport(std::string_view name) const;
+
+  /// Time the loader spent producing this executable (0 if not loaded).
+  uint64_t loadNanoseconds() const { return loadNanoseconds_; }
+  void setLoadNanoseconds(uint64_t ns) { loadNanoseconds_ = ns; }
+
+private:
+  Executable() = default;
+  std::string name_;
+  std::vector<ExecutableExport> exports_;
+  std::shared_ptr<void> backing_;
+  uint64_t loadNanoseconds_ = 0;
+};
+
+} // namespace fleet::runtime::hal
+
+#endif // FLEET_RUNTIME_HAL_EXECUTABLE_H

@@ -1,0 +1,132 @@
+//===- Allocator.cpp - device memory allocation ----------------------------===//
+//
+// Local devices allocate host memory, 64-byte aligned (cache line, and the
+// widest vector loads kernels emit). The memory-type rules are enforced as if
+// the device had its own memory, so a program that would break on a discrete
+// accelerator breaks here too (design.md §5).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/runtime/hal/Allocator.h"
+
+#include "fleet/runtime/hal/Device.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace fleet::runtime::hal {
+namespace {
+
+constexpr uint64_t kAlignment = 64;
+/// The bit DeviceLocal adds to DeviceVisible.
+constexpr MemoryType kDeviceLocalOnlyBit = MemoryType(0x20);
+
+} // namespace
+
+Status Allocator::checkCompatibility(std::string_view operation,
+                                     MemoryType type,
+                                     BufferUsage usage) const {
+  auto refuse = [&](const auto &...reason) {
+    return makeStatus(StatusCode::InvalidArgument, operation,
+                      operation.empty() ? "" : ": ", "device '",
+                      device_.name(), "' cannot provide memory of type ",
+                      toString(type), " for usage ", toString(usage), ": ",
+                      reason...);
+  };
+  if (anyBitSet(type, ~kAllMemoryTypeBits))
+    return refuse("unknown memory type bits");
+  if (anyBitSet(usage, ~kAllBufferUsageBits))
+    return refuse("unknown buffer usage bits");
+  if (!anyBitSet(type, MemoryType::HostVisible | MemoryType::DeviceVisible))
+    return refuse("the type is visible to neither host nor device");
+  if (anyBitSet(usage, kMappingUsageBits) &&
+      !allBitsSet(type, MemoryType::HostVisible))
+    return refuse("mapping needs HostVisible memory");
+  if (device_.capabilities().discrete &&
+      allBitsSet(type, kDeviceLocalOnlyBit | MemoryType::HostVisible))
+    return refuse("device-local memory of a discrete device is not "
+                  "host-visible");
+  return Status();
+}
+
+StatusOr<Ref<Buffer>> Allocator::createUncommitted(MemoryType type,
+                                                   BufferUsage usage,
+                                                   uint64_t byteSize) {
+  return Ref<Buffer>::adopt(
+      new Buffer(Ref<Device>(&device_), type, usage, byteSize));
+}
+
+Status Allocator::commit(Buffer &buffer) {
+  uint64_t rounded = (buffer.byteSize() + kAlignment - 1) / kAlignment *
+                     kAlignment;
+  if (rounded == 0)
+    rounded = kAlignment;
+  void *memory = std::aligned_alloc(kAlignment, rounded);
+  if (!memory)
+    return makeStatus(StatusCode::ResourceExhausted, "device '",
+                      device_.name(), "' is out of memory allocating ",
+                      buffer.byteSize(), " bytes");
+  std::memset(memory, 0, rounded);
+  buffer.ownsStorage_ = true;
+  buffer.storage_.store(static_cast<uint8_t *>(memory),
+                        std::memory_order_release);
+  allocations_.fetch_add(1, std::memory_order_relaxed);
+  uint64_t live =
+      bytesLive_.fetch_add(buffer.byteSize(), std::memory_order_relaxed) +
+      buffer.byteSize();
+  uint64_t peak = bytesPeak_.load(std::memory_order_relaxed);
+  while (live > peak &&
+         !bytesPeak_.compare_exchange_weak(peak, live,
+                                           std::memory_order_relaxed)) {
+  }
+  return Status();
+}
+
+void Allocator::decommit(Buffer &buffer) {
+  uint8_t *memory = buffer.storage_.exchange(nullptr, std::memory_order_acq_rel);
+  if (!memory || !buffer.ownsStorage_)
+    return;
+  std::free(memory);
+  buffer.ownsStorage_ = false;
+  deallocations_.fetch_add(1, std::memory_order_relaxed);
+  bytesLive_.fetch_sub(buffer.byteSize(), std::memory_order_relaxed);
+}
+
+StatusOr<Ref<Buffer>> Allocator::allocate(MemoryType type, BufferUsage usage,
+                                          uint64_t byteSize) {
+  FLEET_RETURN_IF_ERROR(
+      checkCompatibility("hal.allocator.allocate", type, usage));
+  FLEET_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
+                         createUncommitted(type, usage, byteSize));
+  FLEET_RETURN_IF_ERROR(commit(*buffer).withContext("hal.allocator.allocate"));
+  return buffer;
+}
+
+StatusOr<Ref<Buffer>>
+Allocator::importHostMemory(void *hostPointer, uint64_t byteSize,
+                            MemoryType type, BufferUsage usage,
+                            std::function<void()> release) {
+  FLEET_RETURN_IF_ERROR(
+      checkCompatibility("hal.allocator.import", type, usage));
+  if (!hostPointer)
+    return makeStatus(StatusCode::InvalidArgument,
+                      "hal.allocator.import: null host pointer for device '",
+                      device_.name(), "'");
+  FLEET_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
+                         createUncommitted(type, usage, byteSize));
+  buffer->storage_.store(static_cast<uint8_t *>(hostPointer),
+                         std::memory_order_release);
+  buffer->releaseCallback_ = std::move(release);
+  return buffer;
+}
+
+AllocatorStatistics Allocator::statistics() const {
+  AllocatorStatistics statistics;
+  statistics.bytesLive = bytesLive_.load(std::memory_order_relaxed);
+  statistics.bytesPeak = bytesPeak_.load(std::memory_order_relaxed);
+  statistics.allocations = allocations_.load(std::memory_order_relaxed);
+  statistics.deallocations = deallocations_.load(std::memory_order_relaxed);
+  return statistics;
+}
+
+} // namespace fleet::runtime::hal

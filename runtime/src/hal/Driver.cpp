@@ -1,0 +1,137 @@
+//===- Driver.cpp - device URIs and binding --------------------------------===//
+
+#include "fleet/runtime/hal/Driver.h"
+
+#include "drivers/local/LocalDriver.h"
+
+#include <charconv>
+
+namespace fleet::runtime::hal {
+namespace {
+
+constexpr const char *kKnownDrivers = "local-sync, local-task";
+constexpr const char *kKnownParameters =
+    "discrete, fail_after, task_topology_group_count, queue_count, name";
+
+bool parseUnsigned(std::string_view text, uint64_t &value) {
+  if (text.empty())
+    return false;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(),
+                                      value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+} // namespace
+
+std::vector<std::string> driverNames() { return {"local-sync", "local-task"}; }
+
+std::string backendOfDriver(std::string_view driver) {
+  if (driver == "local-sync" || driver == "local-task")
+    return "local";
+  return "";
+}
+
+StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
+  DeviceSpec spec;
+  size_t question = uri.find('?');
+  spec.driver = std::string(uri.substr(0, question));
+  auto error = [&](const auto &...pieces) {
+    return makeStatus(StatusCode::InvalidArgument, "device URI '", uri,
+                      "': ", pieces...);
+  };
+  if (backendOfDriver(spec.driver).empty())
+    return error("unknown driver '", spec.driver, "' (known drivers: ",
+                 kKnownDrivers, ")");
+  if (question == std::string_view::npos)
+    return spec;
+
+  std::string_view parameters = uri.substr(question + 1);
+  std::vector<std::string_view> seen;
+  while (true) {
+    size_t amp = parameters.find('&');
+    std::string_view parameter = parameters.substr(0, amp);
+    size_t equals = parameter.find('=');
+    if (parameter.empty() || equals == std::string_view::npos || equals == 0)
+      return error("malformed parameter '", parameter,
+                   "' (expected key=value, several joined by '&')");
+    std::string_view key = parameter.substr(0, equals);
+    std::string_view value = parameter.substr(equals + 1);
+    for (std::string_view previous : seen)
+      if (previous == key)
+        return error("parameter '", key, "' is given twice");
+    seen.push_back(key);
+
+    uint64_t number = 0;
+    if (key == "discrete") {
+      if (value == "true" || value == "1")
+        spec.options.discrete = true;
+      else if (value == "false" || value == "0")
+        spec.options.discrete = false;
+      else
+        return error("discrete=", value, " is not true or false");
+    } else if (key == "fail_after") {
+      if (!parseUnsigned(value, number) || number == 0)
+        return error("fail_after=", value,
+                     " is not a positive queue-op number");
+      spec.options.failAfter = number;
+    } else if (key == "task_topology_group_count") {
+      if (spec.driver != "local-task")
+        return error("parameter 'task_topology_group_count' applies to "
+                     "local-task only");
+      if (!parseUnsigned(value, number) || number == 0 || number > 256)
+        return error("task_topology_group_count=", value,
+                     " is not a worker count in 1..256");
+      spec.options.workerCount = uint32_t(number);
+    } else if (key == "queue_count") {
+      if (!parseUnsigned(value, number) || number == 0 || number > 64)
+        return error("queue_count=", value, " is not in 1..64");
+      spec.options.queueCount = uint32_t(number);
+    } else if (key == "name") {
+      if (value.empty())
+        return error("name= needs a value");
+      spec.options.name = std::string(value);
+    } else {
+      return error("unknown parameter '", key, "' (known parameters: ",
+                   kKnownParameters, ")");
+    }
+    if (amp == std::string_view::npos)
+      break;
+    parameters.remove_prefix(amp + 1);
+  }
+  return spec;
+}
+
+StatusOr<Ref<Device>> createDevice(const DeviceSpec &spec) {
+  if (spec.driver == "local-sync")
+    return local::createLocalSyncDevice(spec.options);
+  if (spec.driver == "local-task")
+    return local::createLocalTaskDevice(spec.options);
+  return makeStatus(StatusCode::InvalidArgument, "unknown driver '",
+                    spec.driver, "' (known drivers: ", kKnownDrivers, ")");
+}
+
+StatusOr<Ref<Device>> createDevice(std::string_view uri) {
+  FLEET_ASSIGN_OR_RETURN(DeviceSpec spec, parseDeviceUri(uri));
+  return createDevice(spec);
+}
+
+StatusOr<Device *> bindDevice(Span<Device *const> devices,
+                              std::string_view backend, uint64_t ordinal) {
+  // design.md §5: ordinal N of a backend is the N-th device serving it.
+  uint64_t seen = 0;
+  std::string serving;
+  for (Device *device : devices) {
+    if (!device || device->capabilities().backend != backend)
+      continue;
+    if (seen == ordinal)
+      return device;
+    serving += (seen ? ", '" : "'") + device->name() + "'";
+    ++seen;
+  }
+  return makeStatus(StatusCode::NotFound, "no device for target backend '",
+                    backend, "' ordinal ", ordinal, ": ", seen,
+                    seen == 1 ? " device serves" : " devices serve", " '",
+                    backend, "'", seen ? " (" + serving + ")" : std::string());
+}
+
+} // namespace fleet::runtime::hal

@@ -1,0 +1,29 @@
+// RUN: fleet-opt %s --stream-refine-usage | FileCheck %s
+
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+
+// A value that only flows into an export is produced as external; other
+// unknown lifetimes become transient; transfers that change nothing vanish.
+// CHECK-LABEL: @refine
+util.func public @refine(%x: !stream.resource<external>, %sz: index) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  // CHECK: %[[A:.+]] = stream.async.dispatch {{.+}} -> !stream.resource<transient>{%arg1}
+  %a = stream.async.dispatch on(#hal.device.affinity<@d>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<*>{%sz}
+  // CHECK: %[[B:.+]] = stream.async.dispatch {{.+}}(%[[A]][{{.+}}]) : (!stream.resource<transient>{%arg1}) -> !stream.resource<external>{%arg1}
+  %b = stream.async.dispatch on(#hal.device.affinity<@d>) @ex::@f(%a[%c0 to %sz for %sz]) : (!stream.resource<*>{%sz}) -> !stream.resource<*>{%sz}
+  // CHECK-NOT: stream.async.transfer
+  %e = stream.async.transfer %b : !stream.resource<*>{%sz} from(#hal.device.affinity<@d>) -> to(#hal.device.affinity<@d>) !stream.resource<external>{%sz}
+  // CHECK: stream.tensor.export on(#hal.device.affinity<@d>) %[[B]]
+  %v = stream.tensor.export on(#hal.device.affinity<@d>) %e : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
+  util.return %v : !hal.buffer_view
+}

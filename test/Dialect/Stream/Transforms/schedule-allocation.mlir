@@ -1,0 +1,80 @@
+// RUN: fleet-opt %s --split-input-file --stream-schedule-allocation | FileCheck %s
+
+module {
+util.global private @a = #hal.device.target<"local"> : !hal.device
+util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+
+// The seed case after scheduling: B's intermediate is read by the transfer
+// on A, so it is allocated optimal<[A, B]> (declaration order); the final
+// result is touched by A only and stays on(A); the region on A starts with
+// an invalidate from B, then the copy.
+// CHECK-LABEL: @seed
+// CHECK: %[[MID:.+]], %[[MT:.+]] = stream.resource.alloca uninitialized on(#hal.device.optimal<[#hal.device.affinity<@a>, #hal.device.affinity<@b>]>) : !stream.resource<transient>
+// CHECK: %[[TB:.+]] = stream.cmd.execute on(#hal.device.affinity<@b>) await(%[[MT]]) => with(%arg0 as %{{.+}}: !stream.resource<external>{%arg1}, %[[MID]] as %[[W:.+]]: !stream.resource<transient>{%arg1})
+// CHECK: stream.cmd.dispatch @ex::@f {
+// CHECK: wo %[[W]]
+// CHECK: %[[OUT:.+]], %[[OT:.+]] = stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<external>
+// CHECK: %[[J:.+]] = stream.timepoint.join max(%[[TB]], %[[OT]])
+// CHECK: %[[TA:.+]] = stream.cmd.execute on(#hal.device.affinity<@a>) await(%[[J]]) => with(%[[MID]] as %[[S:.+]]: !stream.resource<transient>{%arg1}, %[[OUT]] as %[[D:.+]]: !stream.resource<external>{%arg1})
+// CHECK-NEXT: stream.cmd.invalidate from(#hal.device.affinity<@b>) %[[S]]
+// CHECK-NEXT: stream.cmd.copy %[[S]][%{{.+}}], %[[D]][%{{.+}}], %arg1
+// CHECK: stream.resource.dealloca {{.+}} await(%{{.+}}) => %[[MID]]
+// CHECK: stream.timepoint.await %[[TA]] => %[[OUT]]
+util.func public @seed(%x: !stream.resource<external>, %sz: index) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %rb, %tb = stream.async.execute on(#hal.device.affinity<@b>) with(%x as %cx: !stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%cx[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+    stream.yield %d : !stream.resource<transient>{%sz}
+  } => !stream.timepoint
+  %ra, %ta = stream.async.execute on(#hal.device.affinity<@a>) await(%tb) => with(%rb as %crb: !stream.resource<transient>{%sz}) -> !stream.resource<external>{%sz} {
+    %t = stream.async.transfer on(#hal.device.affinity<@a>) %crb : !stream.resource<transient>{%sz} from(#hal.device.affinity<@b>) -> to(#hal.device.affinity<@a>) !stream.resource<external>{%sz}
+    stream.yield %t : !stream.resource<external>{%sz}
+  } => !stream.timepoint
+  %r = stream.timepoint.await %ta => %ra : !stream.resource<external>{%sz}
+  %v = stream.tensor.export on(#hal.device.affinity<@a>) %r : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
+  util.return %v : !hal.buffer_view
+}
+}
+
+// -----
+
+module {
+util.global private @a = #hal.device.target<"local"> : !hal.device
+util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+// A transfer pushed from A to B: the copy runs on A and flushes the result
+// to B. Temporaries get an alloca before the region and a dealloca after it.
+// Constants become mapped host buffers.
+// CHECK-LABEL: @push
+// CHECK: %[[HB:.+]] = util.buffer.constant : !util.buffer = dense<1.000000e+00> : tensor<4xf32>
+// CHECK: stream.resource.try_map on(#hal.device.affinity<@a>) %[[HB]][%{{.+}}] : !util.buffer -> i1, !stream.resource<constant>
+// CHECK: stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<transient>
+// CHECK: %[[TMP:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<transient>
+// CHECK: %[[T:.+]] = stream.cmd.execute on(#hal.device.affinity<@a>)
+// CHECK: stream.cmd.fill
+// CHECK: stream.cmd.copy
+// CHECK: stream.cmd.flush to(#hal.device.affinity<@b>)
+// CHECK: stream.resource.dealloca origin on(#hal.device.affinity<@a>) await(%[[T]]) => %[[TMP]]
+util.func public @push(%sz: index) -> (!stream.resource<transient>, !stream.resource<constant>) {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : i32
+  %k = stream.async.constant on(#hal.device.affinity<@a>) : !stream.resource<constant>{%sz} = dense<1.0> : tensor<4xf32>
+  %r, %t = stream.async.execute on(#hal.device.affinity<@a>) with() -> !stream.resource<transient>{%sz} {
+    %s = stream.async.splat %c7 : i32 -> !stream.resource<transient>{%sz}
+    %x = stream.async.transfer %s : !stream.resource<transient>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@b>) !stream.resource<transient>{%sz}
+    stream.yield %x : !stream.resource<transient>{%sz}
+  } => !stream.timepoint
+  %h = stream.timepoint.await %t => %r : !stream.resource<transient>{%sz}
+  util.return %h, %k : !stream.resource<transient>, !stream.resource<constant>
+}
+}

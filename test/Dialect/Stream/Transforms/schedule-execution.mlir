@@ -1,0 +1,127 @@
+// RUN: fleet-opt %s --split-input-file --stream-schedule-execution | FileCheck %s
+
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+
+// Two independent dispatches on A and B: two regions, neither awaits the
+// other, so they run concurrently.
+// CHECK-LABEL: @independent
+// CHECK: %[[RA:.+]], %[[TA:.+]] = stream.async.execute on(#hal.device.affinity<@a>) with(
+// CHECK: %[[RB:.+]], %[[TB:.+]] = stream.async.execute on(#hal.device.affinity<@b>) with(
+util.func public @independent(%x: !stream.resource<external>, %y: !stream.resource<external>, %sz: index) -> (!stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %b = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%y[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %a, %b : !stream.resource<transient>, !stream.resource<transient>
+}
+
+// -----
+
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+
+// A chain A -> B -> A: three regions linked by await(...); the host waits
+// only once, for the value it returns.
+// CHECK-LABEL: @chain
+// CHECK: %[[R1:.+]], %[[T1:.+]] = stream.async.execute on(#hal.device.affinity<@a>) with(
+// CHECK-NOT: stream.timepoint.await
+// CHECK: %[[R2:.+]], %[[T2:.+]] = stream.async.execute on(#hal.device.affinity<@b>) await(%[[T1]]) => with(%[[R1]] as
+// CHECK-NOT: stream.timepoint.await
+// CHECK: %[[R3:.+]], %[[T3:.+]] = stream.async.execute on(#hal.device.affinity<@a>) await(%[[T2]]) => with(%[[R2]] as
+// CHECK: %[[H:.+]] = stream.timepoint.await %[[T3]] => %[[R3]]
+// CHECK: util.return %[[H]]
+util.func public @chain(%x: !stream.resource<external>, %sz: index) -> !stream.resource<transient> {
+  %c0 = arith.constant 0 : index
+  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %b = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%a[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  %c = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%b[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %c : !stream.resource<transient>
+}
+
+// -----
+
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+
+// The seed case: a dispatch on B; the transfer into the result pinned to A
+// runs on A, so it is its own region on A awaiting B's timepoint (it does
+// not join B's region: its execution affinity is not compatible).
+// CHECK-LABEL: @seed
+// CHECK: %[[RB:.+]], %[[TB:.+]] = stream.async.execute on(#hal.device.affinity<@b>)
+// CHECK-NEXT: stream.async.dispatch
+// CHECK: %[[RA:.+]], %[[TA:.+]] = stream.async.execute on(#hal.device.affinity<@a>) await(%[[TB]]) => with(%[[RB]] as
+// CHECK-NEXT: stream.async.transfer on(#hal.device.affinity<@a>)
+// CHECK: stream.timepoint.await %[[TA]] => %[[RA]]
+util.func public @seed(%x: !stream.resource<external>, %sz: index) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %b = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %t = stream.async.transfer on(#hal.device.affinity<@a>) %b : !stream.resource<transient>{%sz} from(#hal.device.affinity<@b>) -> to(#hal.device.affinity<@a>) !stream.resource<external>{%sz}
+  %v = stream.tensor.export on(#hal.device.affinity<@a>) %t : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
+  util.return %v : !hal.buffer_view
+}
+
+// -----
+
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+
+// Four micro-batches through a two-stage pipeline A -> B: every stage of
+// every micro-batch is its own region; B's first region awaits only A's
+// first micro-batch, so B starts while A works on the next ones.
+// CHECK-LABEL: @pipeline
+// CHECK: %[[A1:.+]], %[[TA1:.+]] = stream.async.execute on(#hal.device.affinity<@a>) with(%arg0 as
+// CHECK: %{{.+}}, %[[TB1:.+]] = stream.async.execute on(#hal.device.affinity<@b>) await(%[[TA1]]) => with(%[[A1]] as
+// CHECK: %[[A2:.+]], %[[TA2:.+]] = stream.async.execute on(#hal.device.affinity<@a>) with(%arg1 as
+// CHECK: %{{.+}}, %{{.+}} = stream.async.execute on(#hal.device.affinity<@b>) await(%[[TA2]]) => with(%[[A2]] as
+// CHECK: %[[A3:.+]], %[[TA3:.+]] = stream.async.execute on(#hal.device.affinity<@a>) with(%arg2 as
+// CHECK: %{{.+}}, %{{.+}} = stream.async.execute on(#hal.device.affinity<@b>) await(%[[TA3]]) => with(%[[A3]] as
+// CHECK: %[[A4:.+]], %[[TA4:.+]] = stream.async.execute on(#hal.device.affinity<@a>) with(%arg3 as
+// CHECK: %{{.+}}, %{{.+}} = stream.async.execute on(#hal.device.affinity<@b>) await(%[[TA4]]) => with(%[[A4]] as
+util.func public @pipeline(%x1: !stream.resource<external>, %x2: !stream.resource<external>, %x3: !stream.resource<external>, %x4: !stream.resource<external>, %sz: index) -> (!stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %a1 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x1[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %b1 = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%a1[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  %a2 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x2[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %b2 = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%a2[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  %a3 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x3[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %b3 = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%a3[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  %a4 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x4[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %b4 = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%a4[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %b1, %b2, %b3, %b4 : !stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>
+}
