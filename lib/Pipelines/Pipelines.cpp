@@ -54,6 +54,24 @@ void buildStreamPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createCSEPass());
 }
 
+void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
+  pm.addPass(createConvertStreamToHALPass());
+  hal::ResolveTopologyQueriesPassOptions resolveOptions;
+  resolveOptions.externalResourcesMappable = options.externalResourcesMappable;
+  pm.addPass(hal::createResolveTopologyQueriesPass(resolveOptions));
+  hal::LowerTopologyQueriesPassOptions lowerOptions;
+  lowerOptions.externalResourcesMappable = options.externalResourcesMappable;
+  pm.addPass(hal::createLowerTopologyQueriesPass(lowerOptions));
+  // Folding first lets the memoized computations shrink to what run time
+  // really has to decide.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(hal::createMemoizeDeviceQueriesPass());
+  pm.addPass(hal::createMemoizeDeviceSelectionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void registerPipelines() {
   PassPipelineRegistration<>(
       "stream-transformation-pipeline",
@@ -62,6 +80,9 @@ void registerPipelines() {
   PassPipelineRegistration<>(
       "fleet-input-pipeline", "Fleet's input phase (design.md §1)",
       [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions()); });
+  PassPipelineRegistration<>(
+      "fleet-hal-pipeline", "Fleet's HAL phase (docs/pipeline.md §3)",
+      [](OpPassManager &pm) { buildHALPipeline(pm, CompileOptions()); });
 }
 
 } // namespace fleet
