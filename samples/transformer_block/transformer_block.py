@@ -15,8 +15,10 @@ cannot drift apart:
   transformer_block.py data --micro-batches N --out DIR [--seed S]
       writes the fixed-seed weights and micro-batches (the program's inputs)
       and the expected outputs, computed independently in float64 numpy, as
-      .npy files, plus DIR/run.rsp: the fleet-run flags (--function, every
-      --input and --expected_output in argument order) as a response file.
+      .npy files, plus fleet-run response files: DIR/run.rsp (--function,
+      every --input and --expected_output in argument order), inputs.rsp and
+      expected.rsp (the two halves), save.rsp (--output=@DIR/ran_yK.npy) and
+      same.rsp (--expected_output=@DIR/ran_yK.npy: compare with a saved run).
 
 The checked-in transformer_block.mlir / transformer_block_1dev.mlir are this
 script's output for 16 micro-batches (test/e2e/samples checks they match).
@@ -414,21 +416,30 @@ def write_data(micro_batches, out_dir, seed):
     import numpy as np
     os.makedirs(out_dir, exist_ok=True)
     xs, weights = make_data(micro_batches, seed)
-    flags = ["--function=forward"]
+    inputs = ["--function=forward"]
     for k, x in enumerate(xs):
         path = os.path.join(out_dir, f"x{k}.npy")
         np.save(path, x)
-        flags.append(f"--input=@{path}")
+        inputs.append(f"--input=@{path}")
     for name, _, _ in WEIGHTS:
         path = os.path.join(out_dir, f"{name}.npy")
         np.save(path, weights[name])
-        flags.append(f"--input=@{path}")
+        inputs.append(f"--input=@{path}")
+    expected, save, same = [], [], []
     for k, x in enumerate(xs):
         path = os.path.join(out_dir, f"y{k}.npy")
         np.save(path, reference(x, weights))
-        flags.append(f"--expected_output=@{path}")
-    with open(os.path.join(out_dir, "run.rsp"), "w") as f:
-        f.write("\n".join(flags) + "\n")
+        expected.append(f"--expected_output=@{path}")
+        ran = os.path.join(out_dir, f"ran_y{k}.npy")
+        save.append(f"--output=@{ran}")
+        same.append(f"--expected_output=@{ran}")
+    # Response files for fleet-run: run = inputs + numpy reference; save
+    # keeps a run's outputs, same compares another run with them.
+    for name, flags in (("inputs", inputs), ("expected", expected),
+                        ("run", inputs + expected), ("save", save),
+                        ("same", same)):
+        with open(os.path.join(out_dir, name + ".rsp"), "w") as f:
+            f.write("\n".join(flags) + "\n")
 
 
 def main():
