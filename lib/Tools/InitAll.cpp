@@ -2,6 +2,9 @@
 
 #include "fleet/Tools/InitAll.h"
 
+#include "fleet/Codegen/KernelCompiler.h"
+#include "fleet/Codegen/Passes.h"
+
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
@@ -36,6 +39,8 @@ void fleet::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                   mlir::transform::TransformDialect,
                   mlir::vector::VectorDialect>();
+  // Dispatch bodies and the interfaces kernel codegen tiles them through.
+  codegen::registerKernelInputDialects(registry);
 }
 
 void fleet::registerAllPasses() {
@@ -46,5 +51,6 @@ void fleet::registerAllPasses() {
   mlir::registerTransformsPasses();
   input::registerInputConversionPasses();
   hal::registerHALPasses();
+  codegen::registerCodegenPasses();
   registerPipelines();
 }

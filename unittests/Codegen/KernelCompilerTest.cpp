@@ -1,0 +1,208 @@
+//===- KernelCompilerTest.cpp - compiled kernels compute the right values -===//
+//
+// Each test compiles a dispatch module (tensor form, docs/pipeline.md) to an
+// object, loads it with ORC, runs every workgroup through the KernelABI.h
+// entry point and compares with plain C++ loops. Shapes include multiples of
+// the tile sizes, non-multiples and 1x1, with and without
+// codegen-configure-workgroups (a 1x1x1 grid must work too).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelTestUtils.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace fleet::codegen::testing;
+
+namespace {
+
+/// The export/workgroups header every source shares; `$NAME` is the export.
+std::string executable(const std::string &arguments, const std::string &body) {
+  return R"mlir(
+stream.executable private @ex {
+  stream.executable.export public @$NAME workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @$NAME()mlir" +
+         arguments + ") {\n      %c0 = arith.constant 0 : index\n" + body +
+         "      return\n    }\n  }\n}\n";
+}
+
+#define ASSERT_LOADED(kernel)                                                  \
+  ASSERT_TRUE(static_cast<bool>(kernel))                                       \
+      << llvm::toString(kernel.takeError())
+
+void expectNear(const std::vector<float> &actual,
+                const std::vector<float> &expected, float tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    float bound = tolerance * std::max(1.0f, std::fabs(expected[i]));
+    if (!(std::fabs(actual[i] - expected[i]) <= bound)) {
+      if (++mismatches <= 5)
+        ADD_FAILURE() << "element " << i << ": got " << actual[i]
+                      << ", expected " << expected[i];
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise chain: out = max(a * b + c, 0)
+//===----------------------------------------------------------------------===//
+
+const char *kElementwiseBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %2 = stream.binding.subspan %c[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %3 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Mx$Nxf32> to tensor<$Mx$Nxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Mx$Nxf32> to tensor<$Mx$Nxf32>
+      %tc = bufferization.to_tensor %2 restrict : memref<$Mx$Nxf32> to tensor<$Mx$Nxf32>
+      %e = tensor.empty() : tensor<$Mx$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ta, %tb, %tc : tensor<$Mx$Nxf32>, tensor<$Mx$Nxf32>, tensor<$Mx$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+      ^bb0(%x: f32, %y: f32, %z: f32, %out: f32):
+        %m = arith.mulf %x, %y : f32
+        %s = arith.addf %m, %z : f32
+        %zero = arith.constant 0.0 : f32
+        %v = arith.maximumf %s, %zero : f32
+        linalg.yield %v : f32
+      } -> tensor<$Mx$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %3 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+void checkElementwise(int64_t m, int64_t n, bool configure) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %c: "
+                 "!stream.binding, %o: !stream.binding",
+                 kElementwiseBody),
+      {{"$NAME", "elementwise"},
+       {"$M", std::to_string(m)},
+       {"$N", std::to_string(n)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  size_t count = m * n;
+  std::vector<float> a = randomFloats(count, 1), b = randomFloats(count, 2),
+                     c = randomFloats(count, 3), out(count, -7.0f),
+                     expected(count);
+  for (size_t i = 0; i < count; ++i)
+    expected[i] = std::max(a[i] * b[i] + c[i], 0.0f);
+  uint64_t bytes = count * sizeof(float);
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), c.data(), out.data()},
+                             {bytes, bytes, bytes, bytes}),
+            0);
+  expectNear(out, expected, 1e-6f);
+}
+
+TEST(KernelCompiler, ElementwiseChainSmall) { checkElementwise(37, 53, true); }
+TEST(KernelCompiler, ElementwiseChainOneByOne) { checkElementwise(1, 1, true); }
+TEST(KernelCompiler, ElementwiseChainManyWorkgroups) {
+  checkElementwise(300, 1000, true);
+}
+TEST(KernelCompiler, ElementwiseChainSingleWorkgroup) {
+  checkElementwise(300, 1000, false);
+}
+TEST(KernelCompiler, ElementwiseChainOneDimension) {
+  checkElementwise(1, 200003, true);
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul (+ bias + relu epilogue)
+//===----------------------------------------------------------------------===//
+
+const char *kMatmulBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Mx$Kxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Kx$Nxf32>
+      %3 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Mx$Kxf32> to tensor<$Mx$Kxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Kx$Nxf32> to tensor<$Kx$Nxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<$Mx$Nxf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32>
+      %mm = linalg.matmul ins(%ta, %tb : tensor<$Mx$Kxf32>, tensor<$Kx$Nxf32>) outs(%f : tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32>
+)mlir";
+
+const char *kMatmulStore = R"mlir(
+      bufferization.materialize_in_destination %mm in restrict writable %3 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+const char *kBiasReluStore = R"mlir(
+      %2 = stream.binding.subspan %bias[%c0] : !stream.binding -> memref<$Nxf32>
+      %tbias = bufferization.to_tensor %2 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %e2 = tensor.empty() : tensor<$Mx$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm, %tbias : tensor<$Mx$Nxf32>, tensor<$Nxf32>) outs(%e2 : tensor<$Mx$Nxf32>) {
+      ^bb0(%x: f32, %y: f32, %out: f32):
+        %s = arith.addf %x, %y : f32
+        %v = arith.maximumf %s, %zero : f32
+        linalg.yield %v : f32
+      } -> tensor<$Mx$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %3 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+void checkMatmul(int64_t m, int64_t n, int64_t k, bool biasRelu,
+                 bool configure = true) {
+  std::string arguments =
+      biasRelu ? "%a: !stream.binding, %b: !stream.binding, %bias: "
+                 "!stream.binding, %o: !stream.binding"
+               : "%a: !stream.binding, %b: !stream.binding, %o: !stream.binding";
+  std::string body =
+      std::string(kMatmulBody) + (biasRelu ? kBiasReluStore : kMatmulStore);
+  std::string source = substitute(
+      executable(arguments, body),
+      {{"$NAME", biasRelu ? "matmul_bias_relu" : "matmul"},
+       {"$M", std::to_string(m)},
+       {"$N", std::to_string(n)},
+       {"$K", std::to_string(k)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  if (configure) {
+    EXPECT_EQ(kernel->kind, "matmul");
+  }
+  std::vector<float> a = randomFloats(m * k, 4), b = randomFloats(k * n, 5),
+                     bias = randomFloats(n, 6), out(m * n, -7.0f),
+                     expected(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l)
+        sum += static_cast<double>(a[i * k + l]) * b[l * n + j];
+      float value = static_cast<float>(sum);
+      if (biasRelu)
+        value = std::max(value + bias[j], 0.0f);
+      expected[i * n + j] = value;
+    }
+  std::vector<void *> bindings = {a.data(), b.data()};
+  std::vector<uint64_t> lengths = {a.size() * 4, b.size() * 4};
+  if (biasRelu) {
+    bindings.push_back(bias.data());
+    lengths.push_back(bias.size() * 4);
+  }
+  bindings.push_back(out.data());
+  lengths.push_back(out.size() * 4);
+  ASSERT_EQ(runAllWorkgroups(*kernel, bindings, lengths), 0);
+  expectNear(out, expected, 1e-4f);
+}
+
+TEST(KernelCompiler, MatmulTileMultiples) { checkMatmul(128, 256, 64, false); }
+TEST(KernelCompiler, MatmulNonSquare) { checkMatmul(96, 160, 48, false); }
+TEST(KernelCompiler, MatmulNotTileMultiples) {
+  checkMatmul(67, 45, 33, false);
+}
+TEST(KernelCompiler, MatmulLargeNotTileMultiples) {
+  checkMatmul(130, 200, 37, false);
+}
+TEST(KernelCompiler, MatmulOneByOne) { checkMatmul(1, 1, 1, false); }
+TEST(KernelCompiler, MatmulSingleWorkgroup) {
+  checkMatmul(67, 45, 33, false, /*configure=*/false);
+}
+TEST(KernelCompiler, MatmulBiasRelu) { checkMatmul(128, 256, 64, true); }
+TEST(KernelCompiler, MatmulBiasReluNotTileMultiples) {
+  checkMatmul(70, 150, 29, true);
+}
+TEST(KernelCompiler, MatmulBiasReluOneByOne) { checkMatmul(1, 1, 1, true); }
+
+} // namespace
