@@ -231,8 +231,11 @@ compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
   // (ub.poison from vectorization, scf, vector, llvm...).
   context.loadAllAvailableDialects();
   DiagnosticCollector diagnostics(&context);
-  OwningOpRef<ModuleOp> copy =
-      parseSourceString<ModuleOp>(bytecode, ParserConfig(&context));
+  // Not verified here: a kernel module is valid only inside its executable
+  // (stream.dispatch.workgroup.* check their container), and the module was
+  // valid where it came from.
+  OwningOpRef<ModuleOp> copy = parseSourceString<ModuleOp>(
+      bytecode, ParserConfig(&context, /*verifyAfterParse=*/false));
   if (!copy)
     return diagnostics.error("cannot read the kernel module");
   // The copy must not keep the executable's symbol name or attributes that
