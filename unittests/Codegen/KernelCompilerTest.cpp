@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace fleet::codegen::testing;
 
@@ -204,5 +205,209 @@ TEST(KernelCompiler, MatmulBiasReluNotTileMultiples) {
   checkMatmul(70, 150, 29, true);
 }
 TEST(KernelCompiler, MatmulBiasReluOneByOne) { checkMatmul(1, 1, 1, true); }
+
+} // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Reductions along the innermost dimension
+//===----------------------------------------------------------------------===//
+
+const char *kRowSumBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Rx$Cxf32>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Rxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Rx$Cxf32> to tensor<$Rx$Cxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<$Rxf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<$Rxf32>) -> tensor<$Rxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ta : tensor<$Rx$Cxf32>) outs(%f : tensor<$Rxf32>) {
+      ^bb0(%x: f32, %acc: f32):
+        %s = arith.addf %x, %acc : f32
+        linalg.yield %s : f32
+      } -> tensor<$Rxf32>
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Rxf32>, memref<$Rxf32>) -> ()
+)mlir";
+
+void checkRowSum(int64_t rows, int64_t columns, bool configure = true) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %o: !stream.binding", kRowSumBody),
+      {{"$NAME", "row_sum"},
+       {"$R", std::to_string(rows)},
+       {"$C", std::to_string(columns)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  if (configure) {
+    EXPECT_EQ(kernel->kind, "reduction");
+  }
+  std::vector<float> a = randomFloats(rows * columns, 7), out(rows, -7.0f),
+                     expected(rows);
+  for (int64_t i = 0; i < rows; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < columns; ++j)
+      sum += a[i * columns + j];
+    expected[i] = static_cast<float>(sum);
+  }
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), out.data()},
+                             {a.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-4f);
+}
+
+TEST(KernelCompiler, RowSum) { checkRowSum(37, 129); }
+TEST(KernelCompiler, RowSumManyWorkgroups) { checkRowSum(1000, 300); }
+TEST(KernelCompiler, RowSumOneByOne) { checkRowSum(1, 1); }
+TEST(KernelCompiler, RowSumSingleWorkgroup) { checkRowSum(37, 129, false); }
+
+/// softmax(x) along rows: max, exp(x - max), sum, divide.
+const char *kSoftmaxBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Rx$Cxf32>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Rx$Cxf32>
+      %x = bufferization.to_tensor %0 restrict : memref<$Rx$Cxf32> to tensor<$Rx$Cxf32>
+      %lowest = arith.constant 0xFF800000 : f32
+      %zero = arith.constant 0.0 : f32
+      %er = tensor.empty() : tensor<$Rxf32>
+      %minit = linalg.fill ins(%lowest : f32) outs(%er : tensor<$Rxf32>) -> tensor<$Rxf32>
+      %max = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<$Rx$Cxf32>) outs(%minit : tensor<$Rxf32>) {
+      ^bb0(%v: f32, %acc: f32):
+        %m = arith.maximumf %v, %acc : f32
+        linalg.yield %m : f32
+      } -> tensor<$Rxf32>
+      %ex = tensor.empty() : tensor<$Rx$Cxf32>
+      %exp = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %max : tensor<$Rx$Cxf32>, tensor<$Rxf32>) outs(%ex : tensor<$Rx$Cxf32>) {
+      ^bb0(%v: f32, %m: f32, %out: f32):
+        %d = arith.subf %v, %m : f32
+        %e = math.exp %d : f32
+        linalg.yield %e : f32
+      } -> tensor<$Rx$Cxf32>
+      %sinit = linalg.fill ins(%zero : f32) outs(%er : tensor<$Rxf32>) -> tensor<$Rxf32>
+      %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%exp : tensor<$Rx$Cxf32>) outs(%sinit : tensor<$Rxf32>) {
+      ^bb0(%v: f32, %acc: f32):
+        %s = arith.addf %v, %acc : f32
+        linalg.yield %s : f32
+      } -> tensor<$Rxf32>
+      %eo = tensor.empty() : tensor<$Rx$Cxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%exp, %sum : tensor<$Rx$Cxf32>, tensor<$Rxf32>) outs(%eo : tensor<$Rx$Cxf32>) {
+      ^bb0(%e: f32, %s: f32, %out: f32):
+        %q = arith.divf %e, %s : f32
+        linalg.yield %q : f32
+      } -> tensor<$Rx$Cxf32>
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Rx$Cxf32>, memref<$Rx$Cxf32>) -> ()
+)mlir";
+
+void checkSoftmax(int64_t rows, int64_t columns, bool configure = true) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %o: !stream.binding", kSoftmaxBody),
+      {{"$NAME", "softmax"},
+       {"$R", std::to_string(rows)},
+       {"$C", std::to_string(columns)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  std::vector<float> x = randomFloats(rows * columns, 8);
+  for (float &v : x)
+    v *= 8.0f;
+  std::vector<float> out(x.size(), -7.0f), expected(x.size());
+  for (int64_t i = 0; i < rows; ++i) {
+    float max = -INFINITY;
+    for (int64_t j = 0; j < columns; ++j)
+      max = std::max(max, x[i * columns + j]);
+    double sum = 0;
+    for (int64_t j = 0; j < columns; ++j)
+      sum += std::exp(static_cast<double>(x[i * columns + j] - max));
+    for (int64_t j = 0; j < columns; ++j)
+      expected[i * columns + j] = static_cast<float>(
+          std::exp(static_cast<double>(x[i * columns + j] - max)) / sum);
+  }
+  ASSERT_EQ(runAllWorkgroups(*kernel, {x.data(), out.data()},
+                             {x.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-5f);
+}
+
+TEST(KernelCompiler, Softmax) { checkSoftmax(19, 67); }
+TEST(KernelCompiler, SoftmaxManyWorkgroups) { checkSoftmax(300, 1000); }
+TEST(KernelCompiler, SoftmaxOneByOne) { checkSoftmax(1, 1); }
+
+//===----------------------------------------------------------------------===//
+// Push constants and binding offsets (KernelABI.h)
+//===----------------------------------------------------------------------===//
+
+/// out = a * s + k, with a read at a byte offset that is itself a push
+/// constant: f32 (one word), i64 and index (two words each).
+const char *kScaleBody = R"mlir(
+      %0 = stream.binding.subspan %a[%offset] : !stream.binding -> memref<$Nxf32>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %kf = arith.sitofp %k : i64 to f32
+      %e = tensor.empty() : tensor<$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ta : tensor<$Nxf32>) outs(%e : tensor<$Nxf32>) {
+      ^bb0(%x: f32, %out: f32):
+        %m = arith.mulf %x, %s : f32
+        %v = arith.addf %m, %kf : f32
+        linalg.yield %v : f32
+      } -> tensor<$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Nxf32>, memref<$Nxf32>) -> ()
+)mlir";
+
+TEST(KernelCompiler, PushConstantsAndBindingOffsets) {
+  const int64_t n = 1000;
+  std::string source = substitute(
+      executable("%a: !stream.binding, %o: !stream.binding, %s: f32, %k: i64, "
+                 "%offset: index",
+                 kScaleBody),
+      {{"$NAME", "scale"}, {"$N", std::to_string(n)}});
+  auto kernel = compileAndLoad(source);
+  ASSERT_LOADED(kernel);
+  const int64_t skip = 3; // elements before the viewed range
+  std::vector<float> a = randomFloats(n + skip, 9), out(n, -7.0f), expected(n);
+  float scale = 2.5f;
+  int64_t k = -(int64_t(1) << 33) + 7; // needs the high word
+  for (int64_t i = 0; i < n; ++i)
+    expected[i] = a[i + skip] * scale + static_cast<float>(k);
+  uint32_t scaleWord;
+  std::memcpy(&scaleWord, &scale, 4);
+  uint64_t kBits = static_cast<uint64_t>(k);
+  uint64_t offset = skip * sizeof(float);
+  std::vector<uint32_t> constants = {
+      scaleWord, static_cast<uint32_t>(kBits), static_cast<uint32_t>(kBits >> 32),
+      static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)};
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), out.data()},
+                             {a.size() * 4, out.size() * 4}, constants),
+            0);
+  expectNear(out, expected, 1e-6f);
+}
+
+TEST(KernelCompiler, UnknownTargetCPUIsAnError) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %c: "
+                 "!stream.binding, %o: !stream.binding",
+                 kElementwiseBody),
+      {{"$NAME", "elementwise"}, {"$M", "4"}, {"$N", "4"}});
+  auto kernel = compileAndLoad(source, {true, "not-a-cpu"});
+  ASSERT_FALSE(static_cast<bool>(kernel));
+  std::string message = llvm::toString(kernel.takeError());
+  EXPECT_NE(message.find("unknown target CPU 'not-a-cpu'"), std::string::npos)
+      << message;
+}
+
+TEST(KernelCompiler, NamedTargetCPU) {
+  // x86-64-v3 (AVX2, 256-bit vectors) picks 4-row register tiles.
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+                 std::string(kMatmulBody) + kMatmulStore),
+      {{"$NAME", "matmul"}, {"$M", "40"}, {"$N", "48"}, {"$K", "16"}});
+  auto kernel = compileAndLoad(source, {true, "x86-64-v3"});
+  ASSERT_LOADED(kernel);
+  std::vector<float> a = randomFloats(40 * 16, 1), b = randomFloats(16 * 48, 2),
+                     out(40 * 48), expected(40 * 48, 0.0f);
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 48; ++j)
+      for (int l = 0; l < 16; ++l)
+        expected[i * 48 + j] += a[i * 16 + l] * b[l * 48 + j];
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), out.data()},
+                             {a.size() * 4, b.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-4f);
+}
 
 } // namespace
