@@ -141,6 +141,9 @@ LogicalResult simplify(func::FuncOp func,
     dialect->getCanonicalizationPatterns(patterns);
   for (RegisteredOperationName op : context->getRegisteredOperations())
     op.getCanonicalizationPatterns(patterns, context);
+  // A tile of tensor.empty is an empty tile: lets empty-tensor elimination
+  // compute tiles in place in the result binding.
+  tensor::populateFoldTensorEmptyPatterns(patterns);
   if (extra)
     extra(patterns);
   if (failed(applyPatternsGreedily(func, std::move(patterns))))

@@ -141,11 +141,20 @@ int32_t runAllWorkgroups(const LoadedKernel &kernel,
   state.constant_count = static_cast<uint32_t>(constants.size());
   for (int i = 0; i < 3; ++i)
     state.workgroup_count[i] = kernel.grid[i];
-  for (uint32_t z = 0; z < kernel.grid[2]; ++z)
-    for (uint32_t y = 0; y < kernel.grid[1]; ++y)
-      for (uint32_t x = 0; x < kernel.grid[0]; ++x)
-        if (int32_t status = kernel.function(&state, x, y, z))
-          return status;
+  uint64_t count =
+      uint64_t(kernel.grid[0]) * kernel.grid[1] * kernel.grid[2];
+  return runWorkgroupRange(kernel, state, 0, count);
+}
+
+int32_t runWorkgroupRange(const LoadedKernel &kernel,
+                          const fleet_kernel_state_t &state, uint64_t begin,
+                          uint64_t end) {
+  uint64_t gridX = kernel.grid[0], gridY = kernel.grid[1];
+  for (uint64_t i = begin; i < end; ++i) {
+    uint32_t x = i % gridX, y = (i / gridX) % gridY, z = i / (gridX * gridY);
+    if (int32_t status = kernel.function(&state, x, y, z))
+      return status;
+  }
   return 0;
 }
 

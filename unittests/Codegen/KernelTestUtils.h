@@ -45,6 +45,12 @@ llvm::Expected<LoadedKernel> compileAndLoad(const std::string &source,
 std::string substitute(std::string text,
                        const std::map<std::string, std::string> &values);
 
+/// Runs workgroups [begin, end) of the grid, linearized with x fastest.
+/// Returns the first non-zero status.
+int32_t runWorkgroupRange(const LoadedKernel &kernel,
+                          const fleet_kernel_state_t &state, uint64_t begin,
+                          uint64_t end);
+
 /// Runs every workgroup (x fastest). Returns the first non-zero status.
 int32_t runAllWorkgroups(const LoadedKernel &kernel,
                          const std::vector<void *> &bindings,
