@@ -187,8 +187,13 @@ void setWorkgroupCount(stream::ExecutableExportOp exportOp,
   builder.setInsertionPointToEnd(block);
   Location loc = exportOp.getLoc();
   SmallVector<Value> counts;
-  for (int64_t count : grid)
-    counts.push_back(arith::ConstantIndexOp::create(builder, loc, count));
+  llvm::SmallDenseMap<int64_t, Value> constants;
+  for (int64_t count : grid) {
+    Value &constant = constants[count];
+    if (!constant)
+      constant = arith::ConstantIndexOp::create(builder, loc, count);
+    counts.push_back(constant);
+  }
   stream::ReturnOp::create(builder, loc, counts);
 }
 

@@ -230,6 +230,8 @@ compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
   // Transformations create ops of dialects the input may not use yet
   // (ub.poison from vectorization, scf, vector, llvm...).
   context.loadAllAvailableDialects();
+  // Errors name the op at fault; a dump of the op would be noise.
+  context.printOpOnDiagnostic(false);
   DiagnosticCollector diagnostics(&context);
   // Not verified here: a kernel module is valid only inside its executable
   // (stream.dispatch.workgroup.* check their container), and the module was

@@ -183,7 +183,7 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root) {
       }
       int64_t tile = budget;
       // Keep vector-friendly tiles on the innermost loop.
-      if (loop == candidates.back() && tile >= 64)
+      if (loop + 1 == ranges.size() && tile >= 64)
         tile -= tile % 64;
       tiles[loop] = std::max<int64_t>(1, tile);
       budget = 1;
