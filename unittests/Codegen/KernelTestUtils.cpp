@@ -104,6 +104,12 @@ llvm::Expected<LoadedKernel> compileAndLoad(const std::string &source,
                              std::chrono::steady_clock::now() - start)
                              .count();
   kernel.objectBytes = object->bytes.size();
+  kernel.mlirMillis = object->mlirMillis;
+  kernel.llvmMillis = object->llvmMillis;
+  if (getenv("FLEET_KERNEL_TIMES"))
+    llvm::errs() << exportOp.getSymName() << ": MLIR " << kernel.mlirMillis
+                 << " ms, LLVM " << kernel.llvmMillis << " ms, "
+                 << kernel.objectBytes << " bytes\n";
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();

@@ -28,7 +28,7 @@ struct LoadedKernel {
   std::string kind;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   fleet_kernel_fn_t function = nullptr;
-  double compileMillis = 0;
+  double compileMillis = 0, mlirMillis = 0, llvmMillis = 0;
   size_t objectBytes = 0;
 };
 
