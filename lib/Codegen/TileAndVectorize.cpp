@@ -81,6 +81,8 @@ SmallVector<scf::ForOp> asForLoops(ArrayRef<LoopLikeOpInterface> loops) {
 FailureOr<SmallVector<scf::ForOp>> tileAndFuse(RewriterBase &rewriter,
                                                TilingInterface op,
                                                ArrayRef<int64_t> tiles) {
+  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
+    return SmallVector<scf::ForOp>();
   scf::SCFTilingOptions tilingOptions;
   tilingOptions.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
   scf::SCFTileAndFuseOptions options;
@@ -102,6 +104,8 @@ FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
                                           TilingInterface op,
                                           ArrayRef<int64_t> tiles,
                                           bool partialReduction) {
+  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
+    return SmallVector<scf::ForOp>();
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
   if (partialReduction) {
@@ -331,7 +335,8 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
   KernelKind kind = config ? config->kind
                     : root ? classifyKernel(func, root)
                            : KernelKind::Generic;
-  if (!root)
+  // Nothing to tile without a single root or without loops (0-d ops).
+  if (!root || root.getNumLoops() == 0)
     kind = KernelKind::Generic;
   LogicalResult tiled = success();
   switch (kind) {

@@ -411,3 +411,91 @@ TEST(KernelCompiler, NamedTargetCPU) {
 }
 
 } // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Edge cases: reduction-only contraction, 0-d result, transposed operand
+//===----------------------------------------------------------------------===//
+
+/// dot(a, b) into a 0-d tensor: a contraction with no parallel loop.
+const char *kDotBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Nxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Nxf32>
+      %2 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<f32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<f32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+      %d = linalg.dot ins(%ta, %tb : tensor<$Nxf32>, tensor<$Nxf32>) outs(%f : tensor<f32>) -> tensor<f32>
+      bufferization.materialize_in_destination %d in restrict writable %2 : (tensor<f32>, memref<f32>) -> ()
+)mlir";
+
+TEST(KernelCompiler, DotProductReductionOnly) {
+  const int64_t n = 1001;
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+                 kDotBody),
+      {{"$NAME", "dot"}, {"$N", std::to_string(n)}});
+  auto kernel = compileAndLoad(source);
+  ASSERT_LOADED(kernel);
+  std::vector<float> a = randomFloats(n, 10), b = randomFloats(n, 11),
+                     out(1, -7.0f);
+  double expected = 0;
+  for (int64_t i = 0; i < n; ++i)
+    expected += static_cast<double>(a[i]) * b[i];
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), out.data()},
+                             {a.size() * 4, b.size() * 4, 4}),
+            0);
+  expectNear(out, {static_cast<float>(expected)}, 1e-4f);
+}
+
+/// out = a * b^T with b given as (N, K): a generic contraction whose B map
+/// is transposed.
+const char *kMatmulTransposeBBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Mx$Kxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Nx$Kxf32>
+      %2 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Mx$Kxf32> to tensor<$Mx$Kxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Nx$Kxf32> to tensor<$Nx$Kxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<$Mx$Nxf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<$Mx$Kxf32>, tensor<$Nx$Kxf32>) outs(%f : tensor<$Mx$Nxf32>) {
+      ^bb0(%x: f32, %y: f32, %acc: f32):
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %p : f32
+        linalg.yield %s : f32
+      } -> tensor<$Mx$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %2 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+TEST(KernelCompiler, MatmulTransposedOperand) {
+  const int64_t m = 70, n = 90, k = 33;
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+                 kMatmulTransposeBBody),
+      {{"$NAME", "matmul_transpose_b"},
+       {"$M", std::to_string(m)},
+       {"$N", std::to_string(n)},
+       {"$K", std::to_string(k)}});
+  auto kernel = compileAndLoad(source);
+  ASSERT_LOADED(kernel);
+  EXPECT_EQ(kernel->kind, "matmul");
+  std::vector<float> a = randomFloats(m * k, 12), b = randomFloats(n * k, 13),
+                     out(m * n, -7.0f), expected(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l)
+        sum += static_cast<double>(a[i * k + l]) * b[j * k + l];
+      expected[i * n + j] = static_cast<float>(sum);
+    }
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), out.data()},
+                             {a.size() * 4, b.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-4f);
+}
+
+} // namespace
