@@ -2,6 +2,7 @@
 
 #include "fleet/Pipelines/Pipelines.h"
 
+#include "fleet/Codegen/Passes.h"
 #include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
@@ -37,6 +38,9 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
 }
 
 void buildStreamPipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Tile sizes decide each dispatch's workgroup grid, which the host program
+  // needs; pick them before anything reads the grid.
+  pm.addPass(codegen::createConfigureWorkgroupsPass());
   pm.addPass(createConvertToStreamPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -70,6 +74,12 @@ void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(hal::createMemoizeDeviceSelectionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void buildKernelPipeline(OpPassManager &pm, const CompileOptions &options) {
+  codegen::SerializeExecutablesPassOptions serializeOptions;
+  serializeOptions.targetCPU = options.targetCPU;
+  pm.addPass(codegen::createSerializeExecutablesPass(serializeOptions));
 }
 
 void registerPipelines() {

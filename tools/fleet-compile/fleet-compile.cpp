@@ -135,7 +135,7 @@ int main(int argc, char **argv) {
       compileTo == fleet::CompilePhase::End)
     fleet::buildHALPipeline(pm, options);
   if (compileTo == fleet::CompilePhase::End)
-    return fail("only --compile-to=input|stream|hal is implemented so far");
+    fleet::buildKernelPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
 

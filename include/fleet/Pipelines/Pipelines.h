@@ -44,6 +44,11 @@ void buildStreamPipeline(mlir::OpPassManager &pm, const CompileOptions &options)
 /// initializers.
 void buildHALPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
+/// Kernels (docs/pipeline.md §4): every executable variant compiled to object
+/// code for `options.targetCPU`; what remains is the artifact's content.
+void buildKernelPipeline(mlir::OpPassManager &pm,
+                         const CompileOptions &options);
+
 /// Registers the named pipelines with the global registry (for fleet-opt).
 void registerPipelines();
 

@@ -238,6 +238,8 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
              llvm::zip(op.getSources(), op.getResults())) {
           RankedTensorType type = tensorTypeOf(source);
           Attribute affinity = analysis.getValueAffinity(source);
+          if (!affinity)
+            affinity = analysis.getDefaultAffinity(op);
           FailureOr<Value> resource = getResourceAt(b, loc, source, affinity);
           if (failed(resource))
             return failure();
