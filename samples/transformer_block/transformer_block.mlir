@@ -96,8 +96,12 @@ module {
   }
 
   // Causal softmax of q·kᵀ / sqrt(head_dim) along the key dimension: row
-  // max, row sum of exponentials, normalize (3 dispatches). Masked entries
-  // (key after query) are skipped with selects, so no infinity is computed.
+  // max (reduction), exponentials (elementwise), row sum (reduction),
+  // normalize (elementwise). The exponentials get their own elementwise
+  // dispatch (they have two users, so they are not fused into the sum): an
+  // elementwise kernel vectorizes math.exp, a reduction kernel does not.
+  // Masked entries (key after query) are skipped with selects, so no
+  // infinity is computed.
   func.func private @causal_softmax(%scores: tensor<4x128x128xf32>) -> tensor<4x128x128xf32> {
     %lowest = arith.constant -3.40282347e+38 : f32
     %zero = arith.constant 0.0 : f32
@@ -109,41 +113,37 @@ module {
       %i = linalg.index 1 : index
       %j = linalg.index 2 : index
       %masked = arith.cmpi ugt, %j, %i : index
-      %scale = arith.constant 1.250000000e-01 : f32
-      %t = arith.mulf %s, %scale : f32
-      %m = arith.maximumf %t, %acc : f32
+      %m = arith.maximumf %s, %acc : f32
       %r = arith.select %masked, %acc, %m : f32
       linalg.yield %r : f32
     } -> tensor<4x128xf32>
+    %e_empty = tensor.empty() : tensor<4x128x128xf32>
+    %e = linalg.generic {indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%scores, %max : tensor<4x128x128xf32>, tensor<4x128xf32>) outs(%e_empty : tensor<4x128x128xf32>) {
+    ^bb0(%s: f32, %m: f32, %out: f32):
+      %i = linalg.index 1 : index
+      %j = linalg.index 2 : index
+      %masked = arith.cmpi ugt, %j, %i : index
+      %scale = arith.constant 1.250000000e-01 : f32
+      %d = arith.subf %s, %m : f32
+      %t = arith.mulf %d, %scale : f32
+      %x = math.exp %t : f32
+      %r = arith.select %masked, %zero, %x : f32
+      linalg.yield %r : f32
+    } -> tensor<4x128x128xf32>
     %sum_init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4x128xf32>) -> tensor<4x128xf32>
-    %sum = linalg.generic {indexing_maps = [#map_hij, #map_hi, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}
-        ins(%scores, %max : tensor<4x128x128xf32>, tensor<4x128xf32>) outs(%sum_init : tensor<4x128xf32>) {
-    ^bb0(%s: f32, %m: f32, %acc: f32):
-      %i = linalg.index 1 : index
-      %j = linalg.index 2 : index
-      %masked = arith.cmpi ugt, %j, %i : index
-      %scale = arith.constant 1.250000000e-01 : f32
-      %t = arith.mulf %s, %scale : f32
-      %d = arith.subf %t, %m : f32
-      %e = math.exp %d : f32
-      %a = arith.addf %e, %acc : f32
-      %r = arith.select %masked, %acc, %a : f32
-      linalg.yield %r : f32
+    %sum = linalg.generic {indexing_maps = [#map_hij, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%e : tensor<4x128x128xf32>) outs(%sum_init : tensor<4x128xf32>) {
+    ^bb0(%x: f32, %acc: f32):
+      %a = arith.addf %x, %acc : f32
+      linalg.yield %a : f32
     } -> tensor<4x128xf32>
-    %empty = tensor.empty() : tensor<4x128x128xf32>
-    %p = linalg.generic {indexing_maps = [#map_hij, #map_hi, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}
-        ins(%scores, %max, %sum : tensor<4x128x128xf32>, tensor<4x128xf32>, tensor<4x128xf32>) outs(%empty : tensor<4x128x128xf32>) {
-    ^bb0(%s: f32, %m: f32, %l: f32, %out: f32):
-      %i = linalg.index 1 : index
-      %j = linalg.index 2 : index
-      %masked = arith.cmpi ugt, %j, %i : index
-      %scale = arith.constant 1.250000000e-01 : f32
-      %t = arith.mulf %s, %scale : f32
-      %d = arith.subf %t, %m : f32
-      %e = math.exp %d : f32
-      %q = arith.divf %e, %l : f32
-      %r = arith.select %masked, %zero, %q : f32
-      linalg.yield %r : f32
+    %p_empty = tensor.empty() : tensor<4x128x128xf32>
+    %p = linalg.generic {indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}
+        ins(%e, %sum : tensor<4x128x128xf32>, tensor<4x128xf32>) outs(%p_empty : tensor<4x128x128xf32>) {
+    ^bb0(%x: f32, %l: f32, %out: f32):
+      %q = arith.divf %x, %l : f32
+      linalg.yield %q : f32
     } -> tensor<4x128x128xf32>
     return %p : tensor<4x128x128xf32>
   }

@@ -158,8 +158,12 @@ HELPERS = f"""
   }}
 
   // Causal softmax of q·kᵀ / sqrt(head_dim) along the key dimension: row
-  // max, row sum of exponentials, normalize (3 dispatches). Masked entries
-  // (key after query) are skipped with selects, so no infinity is computed.
+  // max (reduction), exponentials (elementwise), row sum (reduction),
+  // normalize (elementwise). The exponentials get their own elementwise
+  // dispatch (they have two users, so they are not fused into the sum): an
+  // elementwise kernel vectorizes math.exp, a reduction kernel does not.
+  // Masked entries (key after query) are skipped with selects, so no
+  // infinity is computed.
   func.func private @causal_softmax(%scores: {tensor((HEADS, SEQ, SEQ))}) -> {tensor((HEADS, SEQ, SEQ))} {{
     %lowest = arith.constant -3.40282347e+38 : f32
     %zero = arith.constant 0.0 : f32
@@ -171,41 +175,37 @@ HELPERS = f"""
       %i = linalg.index 1 : index
       %j = linalg.index 2 : index
       %masked = arith.cmpi ugt, %j, %i : index
-      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
-      %t = arith.mulf %s, %scale : f32
-      %m = arith.maximumf %t, %acc : f32
+      %m = arith.maximumf %s, %acc : f32
       %r = arith.select %masked, %acc, %m : f32
       linalg.yield %r : f32
     }} -> {tensor((HEADS, SEQ))}
+    %e_empty = tensor.empty() : {tensor((HEADS, SEQ, SEQ))}
+    %e = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%scores, %max : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}) outs(%e_empty : {tensor((HEADS, SEQ, SEQ))}) {{
+    ^bb0(%s: f32, %m: f32, %out: f32):
+      %i = linalg.index 1 : index
+      %j = linalg.index 2 : index
+      %masked = arith.cmpi ugt, %j, %i : index
+      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
+      %d = arith.subf %s, %m : f32
+      %t = arith.mulf %d, %scale : f32
+      %x = math.exp %t : f32
+      %r = arith.select %masked, %zero, %x : f32
+      linalg.yield %r : f32
+    }} -> {tensor((HEADS, SEQ, SEQ))}
     %sum_init = linalg.fill ins(%zero : f32) outs(%rows : {tensor((HEADS, SEQ))}) -> {tensor((HEADS, SEQ))}
-    %sum = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
-        ins(%scores, %max : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}) outs(%sum_init : {tensor((HEADS, SEQ))}) {{
-    ^bb0(%s: f32, %m: f32, %acc: f32):
-      %i = linalg.index 1 : index
-      %j = linalg.index 2 : index
-      %masked = arith.cmpi ugt, %j, %i : index
-      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
-      %t = arith.mulf %s, %scale : f32
-      %d = arith.subf %t, %m : f32
-      %e = math.exp %d : f32
-      %a = arith.addf %e, %acc : f32
-      %r = arith.select %masked, %acc, %a : f32
-      linalg.yield %r : f32
+    %sum = linalg.generic {{indexing_maps = [#map_hij, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
+        ins(%e : {tensor((HEADS, SEQ, SEQ))}) outs(%sum_init : {tensor((HEADS, SEQ))}) {{
+    ^bb0(%x: f32, %acc: f32):
+      %a = arith.addf %x, %acc : f32
+      linalg.yield %a : f32
     }} -> {tensor((HEADS, SEQ))}
-    %empty = tensor.empty() : {tensor((HEADS, SEQ, SEQ))}
-    %p = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
-        ins(%scores, %max, %sum : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}, {tensor((HEADS, SEQ))}) outs(%empty : {tensor((HEADS, SEQ, SEQ))}) {{
-    ^bb0(%s: f32, %m: f32, %l: f32, %out: f32):
-      %i = linalg.index 1 : index
-      %j = linalg.index 2 : index
-      %masked = arith.cmpi ugt, %j, %i : index
-      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
-      %t = arith.mulf %s, %scale : f32
-      %d = arith.subf %t, %m : f32
-      %e = math.exp %d : f32
-      %q = arith.divf %e, %l : f32
-      %r = arith.select %masked, %zero, %q : f32
-      linalg.yield %r : f32
+    %p_empty = tensor.empty() : {tensor((HEADS, SEQ, SEQ))}
+    %p = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%e, %sum : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}) outs(%p_empty : {tensor((HEADS, SEQ, SEQ))}) {{
+    ^bb0(%x: f32, %l: f32, %out: f32):
+      %q = arith.divf %x, %l : f32
+      linalg.yield %q : f32
     }} -> {tensor((HEADS, SEQ, SEQ))}
     return %p : {tensor((HEADS, SEQ, SEQ))}
   }}
