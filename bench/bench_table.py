@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""`make bench`: one table of Fleet's performance figures, each with its goal.
+
+  bench_table.py BUILD
+
+Every figure is measured in this run, side by side (never copied from an
+earlier run):
+  P1 overlap efficiency of the transformer pipeline on two local-task
+     devices with one worker each (busiest device's busy time / makespan,
+     both from the trace) — bench/transformer_pipeline.py;
+  P2 instructions per dispatch on local-sync, counted by callgrind as the
+     difference of two loop lengths — scripts/runtime-bench's dispatch loop;
+  P3 `fleet-compile --compile-to=hal` time, 10k vs 1k dispatches —
+     bench/compile_time.py;
+  P4 f32 matmul 512^3, one thread, vs OpenBLAS — bench/kernels.sh;
+  P5 bytes moved between devices / minimum with device B discrete —
+     bench/transformer_pipeline.py;
+  P6 speed-up of the transformer on two devices over one device —
+     bench/transformer_pipeline.py.
+A figure whose benchmark cannot run here is reported as "n/a" with the
+reason; the exit status is 0 either way (the table is the result).
+On a machine shared with builds, each measurement holds
+/tmp/fleet-build.lock (the lock every build takes) so builds do not run
+beside it.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+LOCK = "/tmp/fleet-build.lock"
+
+
+def locked(command):
+    """Runs `command` holding the build lock when flock exists."""
+    if shutil.which("flock"):
+        return ["flock", LOCK] + command
+    return command
+
+
+def capture(command, timeout=1800):
+    result = subprocess.run(command, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            timeout=timeout)
+    return result.returncode, result.stdout
+
+
+class Row:
+    def __init__(self, key, figure, goal_text, check):
+        self.key, self.figure = key, figure
+        self.goal_text, self.check = goal_text, check
+        self.value, self.text, self.note = None, "n/a", ""
+
+    def set(self, value, text=None, note=""):
+        self.value = value
+        self.text = text if text is not None else f"{value:.2f}"
+        self.note = note
+
+    def status(self):
+        if self.value is None:
+            return "n/a"
+        return "met" if self.check(self.value) else "MISSED"
+
+
+def transformer(build, rows):
+    code, out = capture(locked(["/usr/bin/python3",
+                                os.path.join(HERE, "transformer_pipeline.py"),
+                                "bench", build, "--repeats", "5"]))
+    if code != 0:
+        for key in ("P1", "P5", "P6"):
+            rows[key].note = "transformer run failed: " + \
+                out.strip().splitlines()[-1][:100] if out.strip() else ""
+        return out
+    m = json.loads(out.strip().splitlines()[-1])
+    busy = ", ".join(f"{us / 1000:.1f}" for us in m["devices"].values())
+    rows["P1"].set(m["overlap"], note=f"busy {busy} ms, makespan "
+                   f"{m['makespan_two_us'] / 1000:.1f} ms (median of "
+                   f"{m['repeats']})")
+    rows["P5"].set(m["bytes_ratio"],
+                   note=f"{m['bytes_moved_discrete']} / {m['bytes_minimum']}"
+                   f" bytes, B discrete")
+    rows["P6"].set(m["speedup"], text=f"{m['speedup']:.2f}x",
+                   note=f"makespan {m['makespan_one_us'] / 1000:.1f} -> "
+                   f"{m['makespan_two_us'] / 1000:.1f} ms")
+    return ""
+
+
+def dispatch_instructions(build, rows):
+    bench = os.path.join(build, "bench", "runtime", "fleet-runtime-bench")
+    if not os.path.exists(bench):
+        rows["P2"].note = f"{bench} not built"
+        return
+    if not shutil.which("valgrind"):
+        rows["P2"].note = "valgrind not installed"
+        return
+
+    def count(n):
+        code, out = capture(locked(["valgrind", "--tool=callgrind",
+                                    "--callgrind-out-file=/dev/null", bench,
+                                    f"--dispatch-loop={n}"]))
+        match = re.search(r"Collected : (\d+)", out)
+        return int(match.group(1)) if code == 0 and match else None
+
+    small, large = count(1000), count(11000)
+    if small is None or large is None:
+        rows["P2"].note = "callgrind run failed"
+        return
+    per = (large - small) / 10000
+    rows["P2"].set(per, text=f"{per:,.0f}",
+                   note="runtime dispatch loop (fleet-runtime-bench)")
+
+
+def compile_time(build, rows):
+    code, out = capture(locked(["/usr/bin/python3",
+                                os.path.join(HERE, "compile_time.py"), build,
+                                "hal"]))
+    match = re.search(r"1k dispatches ([\d.]+) s, 10k dispatches ([\d.]+) s, "
+                      r"ratio ([\d.]+)", out)
+    if code != 0 or not match:
+        rows["P3"].note = "compile_time.py failed"
+        return
+    rows["P3"].set(float(match.group(3)),
+                   note=f"1k {match.group(1)} s, 10k {match.group(2)} s")
+
+
+def matmul_vs_openblas(build, rows):
+    script = os.path.join(HERE, "kernels.sh")
+    code, out = capture(["bash", script, build])
+    match = re.search(r"matmul 512\^3 f32, 1 thread \(vs OpenBLAS\)\s+"
+                      r"([\d.]+)\s+([\d.]+)\s+GFLOP/s\s+([\d.]+)", out)
+    core = re.search(r"OpenBLAS core: (\S+)", out)
+    if code != 0 or not match:
+        rows["P4"].note = "bench/kernels.sh failed"
+        return
+    rows["P4"].set(float(match.group(3)),
+                   note=f"{match.group(1)} vs {match.group(2)} GFLOP/s"
+                   f" (OpenBLAS {core.group(1) if core else '?'})")
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+    rows = {r.key: r for r in (
+        Row("P1", "overlap efficiency, transformer, 2 devices", ">= 0.95",
+            lambda v: v >= 0.95),
+        Row("P2", "instructions per dispatch, local-sync", "<= 5,000",
+            lambda v: v <= 5000),
+        Row("P3", "compile --compile-to=hal, 10k / 1k dispatches", "<= 11",
+            lambda v: v <= 11),
+        Row("P4", "f32 matmul 512^3 vs OpenBLAS, 1 thread", ">= 0.90",
+            lambda v: v >= 0.9),
+        Row("P5", "bytes moved between devices / minimum", "1.00 +- 0.01",
+            lambda v: abs(v - 1.0) <= 0.01),
+        Row("P6", "speed-up, transformer 2 devices vs 1", ">= 1.5x",
+            lambda v: v >= 1.5),
+    )}
+    log = transformer(build, rows)
+    dispatch_instructions(build, rows)
+    compile_time(build, rows)
+    matmul_vs_openblas(build, rows)
+
+    print(f"{'':3} {'figure':48} {'measured':>10}  {'goal':13} status  "
+          f"details")
+    for row in rows.values():
+        print(f"{row.key:3} {row.figure:48} {row.text:>10}  "
+              f"{row.goal_text:13} {row.status():6}  {row.note}")
+    if log:
+        print("\ntransformer run output:\n" + log[-2000:])
+
+
+if __name__ == "__main__":
+    main()
