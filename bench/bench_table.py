@@ -9,7 +9,8 @@ earlier run):
      devices with one worker each (busiest device's busy time / makespan,
      both from the trace) — bench/transformer_pipeline.py;
   P2 instructions per dispatch on local-sync, counted by callgrind as the
-     difference of two loop lengths — scripts/runtime-bench's dispatch loop;
+     difference of two loop lengths — scripts/host-bench (the host-program
+     executor), or the runtime's dispatch loop where that is missing;
   P3 `fleet-compile --compile-to=hal` time, 10k vs 1k dispatches —
      bench/compile_time.py;
   P4 f32 matmul 512^3, one thread, vs OpenBLAS — bench/kernels.sh;
@@ -90,6 +91,20 @@ def transformer(build, rows):
 
 
 def dispatch_instructions(build, rows):
+    """P2 through the host-program executor (scripts/host-bench) when it is
+    there, else the runtime's host-program-shaped dispatch loop."""
+    host_bench = os.path.join(ROOT, "scripts", "host-bench")
+    if os.path.exists(host_bench):
+        code, out = capture(["bash", host_bench, build])
+        match = re.search(r"^\s*local-sync\s+(\d+)\s+(\d+)", out, re.M)
+        if code != 0 or not match:
+            rows["P2"].note = "scripts/host-bench failed"
+            return
+        per = int(match.group(1))
+        rows["P2"].set(per, text=f"{per:,}",
+                       note=f"host executor loop, {match.group(2)} "
+                       f"ns/dispatch (scripts/host-bench)")
+        return
     bench = os.path.join(build, "bench", "runtime", "fleet-runtime-bench")
     if not os.path.exists(bench):
         rows["P2"].note = f"{bench} not built"
