@@ -51,12 +51,6 @@ using namespace fleet::stream;
 
 namespace {
 
-StringRef getDeviceName(Attribute affinity) {
-  if (auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity))
-    return device.getDevice().getRootReference().getValue();
-  return {};
-}
-
 /// Converts the async ops of one execute region into commands.
 class CommandBuilder {
 public:
@@ -143,17 +137,17 @@ LogicalResult CommandBuilder::convert(Operation *op) {
         Value target = lookup(op.getResult());
         Value size = op.getSourceSize();
         Attribute execution = op.getAffinityAttr();
-        StringRef runsOn = getDeviceName(execution ? execution : affinity);
+        StringRef runsOn = getAffinityDeviceName(execution ? execution : affinity);
         // Acquire a range another device flushed, release one another
         // device reads (design.md §3; explicit even on coherent memory).
         Attribute from = op.getSourceAffinityAttr();
-        if (from && getDeviceName(from) != runsOn)
+        if (from && getAffinityDeviceName(from) != runsOn)
           CmdInvalidateOp::create(builder, loc, source, size, zero, size,
                                   from);
         CmdCopyOp::create(builder, loc, source, size, zero, target,
                           op.getResultSize(), zero, size);
         Attribute to = op.getTargetAffinityAttr();
-        if (to && getDeviceName(to) != runsOn)
+        if (to && getAffinityDeviceName(to) != runsOn)
           CmdFlushOp::create(builder, loc, target, op.getResultSize(), zero,
                              op.getResultSize(), to);
         return success();
@@ -266,7 +260,7 @@ Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
   SmallVector<Attribute> distinct;
   for (Attribute affinity : touching) {
     bool seen = llvm::any_of(distinct, [&](Attribute other) {
-      return devices.isSameDevice(getDeviceName(other), getDeviceName(affinity));
+      return devices.isSameDevice(getAffinityDeviceName(other), getAffinityDeviceName(affinity));
     });
     if (!seen)
       distinct.push_back(affinity);
@@ -274,8 +268,8 @@ Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
   if (distinct.size() <= 1)
     return producer;
   llvm::stable_sort(distinct, [&](Attribute a, Attribute b) {
-    return devices.getIndex(getDeviceName(a)) <
-           devices.getIndex(getDeviceName(b));
+    return devices.getIndex(getAffinityDeviceName(a)) <
+           devices.getIndex(getAffinityDeviceName(b));
   });
   return hal::DeviceOptimalAttr::get(execute.getContext(), distinct);
 }

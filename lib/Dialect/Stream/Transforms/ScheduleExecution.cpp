@@ -70,14 +70,6 @@ Attribute getAffinity(Operation *op) {
   return {};
 }
 
-bool canExecuteTogether(Attribute a, Attribute b) {
-  if (!a || !b || a == b)
-    return true;
-  if (auto affinity = dyn_cast<AffinityAttrInterface>(a))
-    return affinity.isExecutableWith(b);
-  return false;
-}
-
 class BlockScheduler {
 public:
   explicit BlockScheduler(Block &block) : block(block) {}
