@@ -300,12 +300,33 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
     capture(operand, size);
   }
 
-  // Results: allocate unless the region yields a capture (tied).
+  // Results: allocate unless the region yields a capture, or a value written
+  // in place into one (update/fill/copy and other tied results): then the
+  // capture's storage is the result (e.g. caller-provided output storage).
+  auto traceToCapture = [&](Value value) -> Value {
+    while (value) {
+      if (auto arg = dyn_cast<BlockArgument>(value))
+        return arg.getOwner() == &body
+                   ? execute.getResourceOperands()[arg.getArgNumber()]
+                   : Value();
+      Operation *producer = value.getDefiningOp();
+      if (auto update = dyn_cast<AsyncUpdateOp>(producer))
+        value = update.getTarget();
+      else if (auto fill = dyn_cast<AsyncFillOp>(producer))
+        value = fill.getTarget();
+      else if (auto copy = dyn_cast<AsyncCopyOp>(producer))
+        value = copy.getTarget();
+      else if (auto tied = dyn_cast<util::TiedOpInterface>(producer))
+        value = tied.getTiedResultOperand(value);
+      else
+        return {};
+    }
+    return {};
+  };
   SmallVector<Value> resultBuffers;
   for (auto [i, yielded] : llvm::enumerate(yield.getResourceOperands())) {
-    if (auto arg = dyn_cast<BlockArgument>(yielded);
-        arg && arg.getOwner() == &body) {
-      resultBuffers.push_back(execute.getResourceOperands()[arg.getArgNumber()]);
+    if (Value capture = traceToCapture(yielded)) {
+      resultBuffers.push_back(capture);
       continue;
     }
     Value size = execute.getResultSizes()[i];
@@ -427,6 +448,11 @@ void Allocator::deallocateBetweenRegions(Block &block) {
         last = reader;
       timepoints.push_back(reader.getResultTimepoint());
     }
+    // Free on the queue of the last reader: its queue has nothing of this
+    // value left to do, while queueing a wait on another device's work on
+    // the producer's in-order queue would hold back the producer's next
+    // region (pipelining, Fleet issue 12).
+    affinity = last.getAffinityAttr();
     OpBuilder builder(block.getParentOp()->getContext());
     builder.setInsertionPointAfter(last);
     Location loc = last.getLoc();
