@@ -66,9 +66,10 @@ void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
   hal::LowerTopologyQueriesPassOptions lowerOptions;
   lowerOptions.externalResourcesMappable = options.externalResourcesMappable;
   pm.addPass(hal::createLowerTopologyQueriesPass(lowerOptions));
-  // Folding first lets the memoized computations shrink to what run time
-  // really has to decide.
-  pm.addPass(createCanonicalizerPass());
+  // CSE merges the identical queries and constants the memoization passes
+  // would otherwise hoist one by one (linear; a full canonicalization here
+  // grew faster than linearly with the program size, measured by P3).
+  pm.addPass(createCSEPass());
   pm.addPass(createCSEPass());
   pm.addPass(hal::createMemoizeDeviceQueriesPass());
   pm.addPass(hal::createMemoizeDeviceSelectionPass());
