@@ -8,9 +8,14 @@ a "host" track (docs/runtime.md, "Tracing and statistics"); every executed
 queue op is one "X" slice, and an execute with several commands also has a
 child slice per command nested inside it on the same track.
 
-- busy time of a device: the union of the intervals of the slices on its
-  queue tracks (children lie inside their parent, so they add nothing);
-- makespan: from the first device slice's start to the last one's end;
+- fleet-run's own host transfers (uploading inputs, reading results off a
+  device whose memory the host cannot map) are top-level `copy`/`update`
+  queue ops that do not cross devices (a compiled program copies only
+  inside command buffers); they are tool I/O, not the program's work, and
+  are reported apart (host transfer bytes), outside busy time and makespan;
+- busy time of a device: the union of the intervals of the other slices on
+  its queue tracks (children lie inside their parent, so they add nothing);
+- makespan: from the first of those slices' start to the last one's end;
 - overlap efficiency (P1): busiest device's busy time / makespan;
 - bytes moved between devices (P5): the bytes of the copy commands the
   program's command buffers executed (a compiled program copies only to
@@ -18,9 +23,6 @@ child slice per command nested inside it on the same track.
   queue copies flagged `cross_device`. An execute slice carries the bytes
   of its copy/fill/update commands (its child slices carry none); compiled
   programs fill only splat constants, which these samples do not have.
-  Top-level `copy`/`update` queue ops that do not cross devices are the
-  tool's own host transfers (fleet-run reading results off a discrete
-  device) and are reported apart as host transfer bytes.
 Used by scripts/demo and scripts/bench; importable (`analyze(path)`).
 """
 import json
@@ -82,14 +84,18 @@ def analyze(path):
         slices.sort(key=lambda s: (s[0], -s[1]))
         parent_end = None
         for start, end, name, args in slices:
-            info["intervals"].append((start, end))
-            info["slices"] += 1
-            first = start if first is None else min(first, start)
-            last = end if last is None else max(last, end)
             is_child = parent_end is not None and end <= parent_end
             if not is_child:
                 parent_end = end
             size = int(args.get("bytes", 0))
+            if not is_child and name in ("copy", "update") and \
+                    not args.get("cross_device"):
+                host_bytes += size
+                continue
+            info["intervals"].append((start, end))
+            info["slices"] += 1
+            first = start if first is None else min(first, start)
+            last = end if last is None else max(last, end)
             if not size:
                 continue
             if is_child:
@@ -103,8 +109,6 @@ def analyze(path):
                 moved += size
                 info["moved"] += size
                 copies += 1
-            elif name in ("copy", "update"):
-                host_bytes += size
     devices = {}
     for name, info in sorted(per_device.items()):
         devices[name] = {"busy_us": _union_length(info["intervals"]),
