@@ -147,13 +147,13 @@ module {
     return %p : tensor<4x128x128xf32>
   }
 
-  // Stage 1: x + attention(layer_norm(x)) with causal multi-head attention.
-  func.func private @attention_stage(%x: tensor<128x256xf32>,
+  // Stage 1a: causal multi-head attention of layer_norm(x), heads merged
+  // back to [seq, hidden] (the context, before the output projection).
+  func.func private @attention_context(%x: tensor<128x256xf32>,
       %ln_gamma: tensor<256xf32>, %ln_beta: tensor<256xf32>,
       %w_q: tensor<256x256xf32>, %b_q: tensor<256xf32>,
       %w_k: tensor<256x256xf32>, %b_k: tensor<256xf32>,
-      %w_v: tensor<256x256xf32>, %b_v: tensor<256xf32>,
-      %w_o: tensor<256x256xf32>, %b_o: tensor<256xf32>) -> tensor<128x256xf32> {
+      %w_v: tensor<256x256xf32>, %b_v: tensor<256xf32>) -> tensor<128x256xf32> {
     %zero = arith.constant 0.0 : f32
     %ln = call @layer_norm(%x, %ln_gamma, %ln_beta) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %q = call @project_heads(%ln, %w_q, %b_q) : (tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<4x128x64xf32>
@@ -174,9 +174,16 @@ module {
       linalg.yield %c : f32
     } -> tensor<128x4x64xf32>
     %merged = tensor.collapse_shape %merged3 [[0], [1, 2]] : tensor<128x4x64xf32> into tensor<128x256xf32>
+    return %merged : tensor<128x256xf32>
+  }
+
+  // Stage 1b: x + context @ w_o + b_o (output projection and residual).
+  func.func private @attention_output(%context: tensor<128x256xf32>, %x: tensor<128x256xf32>,
+      %w_o: tensor<256x256xf32>, %b_o: tensor<256xf32>) -> tensor<128x256xf32> {
+    %zero = arith.constant 0.0 : f32
     %out_empty = tensor.empty() : tensor<128x256xf32>
     %out_init = linalg.fill ins(%zero : f32) outs(%out_empty : tensor<128x256xf32>) -> tensor<128x256xf32>
-    %out = linalg.matmul ins(%merged, %w_o : tensor<128x256xf32>, tensor<256x256xf32>) outs(%out_init : tensor<128x256xf32>) -> tensor<128x256xf32>
+    %out = linalg.matmul ins(%context, %w_o : tensor<128x256xf32>, tensor<256x256xf32>) outs(%out_init : tensor<128x256xf32>) -> tensor<128x256xf32>
     %res_empty = tensor.empty() : tensor<128x256xf32>
     %res = linalg.generic {indexing_maps = [#map_ij, #map_j, #map_ij, #map_ij], iterator_types = ["parallel", "parallel"]}
         ins(%out, %b_o, %x : tensor<128x256xf32>, tensor<256xf32>, tensor<128x256xf32>) outs(%res_empty : tensor<128x256xf32>) {
@@ -267,37 +274,53 @@ module {
       %w_proj: tensor<1024x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>},
       %b_proj: tensor<256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>})
       -> (tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}, tensor<128x256xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}) {
-    %a0 = call @attention_stage(%x0, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c0 = call @attention_context(%x0, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a0 = call @attention_output(%c0, %x0, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y0 = call @mlp_stage(%a0, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a1 = call @attention_stage(%x1, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c1 = call @attention_context(%x1, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a1 = call @attention_output(%c1, %x1, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y1 = call @mlp_stage(%a1, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a2 = call @attention_stage(%x2, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c2 = call @attention_context(%x2, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a2 = call @attention_output(%c2, %x2, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y2 = call @mlp_stage(%a2, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a3 = call @attention_stage(%x3, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c3 = call @attention_context(%x3, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a3 = call @attention_output(%c3, %x3, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y3 = call @mlp_stage(%a3, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a4 = call @attention_stage(%x4, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c4 = call @attention_context(%x4, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a4 = call @attention_output(%c4, %x4, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y4 = call @mlp_stage(%a4, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a5 = call @attention_stage(%x5, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c5 = call @attention_context(%x5, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a5 = call @attention_output(%c5, %x5, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y5 = call @mlp_stage(%a5, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a6 = call @attention_stage(%x6, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c6 = call @attention_context(%x6, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a6 = call @attention_output(%c6, %x6, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y6 = call @mlp_stage(%a6, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a7 = call @attention_stage(%x7, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c7 = call @attention_context(%x7, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a7 = call @attention_output(%c7, %x7, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y7 = call @mlp_stage(%a7, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a8 = call @attention_stage(%x8, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c8 = call @attention_context(%x8, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a8 = call @attention_output(%c8, %x8, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y8 = call @mlp_stage(%a8, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a9 = call @attention_stage(%x9, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c9 = call @attention_context(%x9, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a9 = call @attention_output(%c9, %x9, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y9 = call @mlp_stage(%a9, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a10 = call @attention_stage(%x10, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c10 = call @attention_context(%x10, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a10 = call @attention_output(%c10, %x10, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y10 = call @mlp_stage(%a10, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a11 = call @attention_stage(%x11, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c11 = call @attention_context(%x11, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a11 = call @attention_output(%c11, %x11, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y11 = call @mlp_stage(%a11, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a12 = call @attention_stage(%x12, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c12 = call @attention_context(%x12, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a12 = call @attention_output(%c12, %x12, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y12 = call @mlp_stage(%a12, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a13 = call @attention_stage(%x13, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c13 = call @attention_context(%x13, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a13 = call @attention_output(%c13, %x13, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y13 = call @mlp_stage(%a13, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a14 = call @attention_stage(%x14, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c14 = call @attention_context(%x14, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a14 = call @attention_output(%c14, %x14, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y14 = call @mlp_stage(%a14, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
-    %a15 = call @attention_stage(%x15, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v, %w_o, %b_o) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %c15 = call @attention_context(%x15, %ln1_gamma, %ln1_beta, %w_q, %b_q, %w_k, %b_k, %w_v, %b_v) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
+    %a15 = call @attention_output(%c15, %x15, %w_o, %b_o) : (tensor<128x256xf32>, tensor<128x256xf32>, tensor<256x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     %y15 = call @mlp_stage(%a15, %ln2_gamma, %ln2_beta, %w_fc, %b_fc, %w_proj, %b_proj) : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256x1024xf32>, tensor<1024xf32>, tensor<1024x256xf32>, tensor<256xf32>) -> tensor<128x256xf32>
     return %y0, %y1, %y2, %y3, %y4, %y5, %y6, %y7, %y8, %y9, %y10, %y11, %y12, %y13, %y14, %y15 : tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>, tensor<128x256xf32>
   }
