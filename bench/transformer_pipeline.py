@@ -61,7 +61,7 @@ def run(command, what):
     return result.stdout
 
 
-def prepare(build, work, micro_batches, boundary):
+def prepare(build, work, micro_batches):
     """Programs, artifacts and data; returns the artifact paths."""
     os.makedirs(work, exist_ok=True)
     compiler = os.path.join(build, "bin", "fleet-compile")
@@ -70,8 +70,7 @@ def prepare(build, work, micro_batches, boundary):
                                     ("discrete", 2, True)):
         source = os.path.join(work, f"transformer_block_{name}.mlir")
         with open(source, "w") as f:
-            transformer_block.emit_mlir(devices, micro_batches, f, discrete,
-                                        boundary)
+            transformer_block.emit_mlir(devices, micro_batches, f, discrete)
         artifact = os.path.join(work, f"transformer_block_{name}.fleet")
         run([compiler, source, "-o", artifact], f"fleet-compile ({name})")
         artifacts[name] = artifact
@@ -93,9 +92,9 @@ def execute(build, work, artifact, devices, trace):
     return trace_report.analyze(trace)
 
 
-def measure(build, micro_batches, repeats, boundary):
+def measure(build, micro_batches, repeats):
     work = os.path.join(build, "demo")
-    artifacts = prepare(build, work, micro_batches, boundary)
+    artifacts = prepare(build, work, micro_batches)
     trace = os.path.join(work, "transformer_block.trace.json")
     one_trace = os.path.join(work, "transformer_block_one.trace.json")
     twos, ones = [], []
@@ -111,10 +110,9 @@ def measure(build, micro_batches, repeats, boundary):
     one_makespan = statistics.median(r["makespan_us"] for r in ones)
     # The two-device run whose makespan is the median represents the run.
     typical = sorted(twos, key=lambda r: r["makespan_us"])[len(twos) // 2]
-    minimum = transformer_block.minimum_bytes(micro_batches, boundary)
+    minimum = transformer_block.minimum_bytes(micro_batches)
     return {
         "micro_batches": micro_batches,
-        "boundary": boundary,
         "repeats": repeats,
         "match": True,
         "devices": {name: d["busy_us"] for name, d in
@@ -158,13 +156,10 @@ def main():
     parser.add_argument("build")
     parser.add_argument("--micro-batches", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--boundary", default="residual",
-                        choices=transformer_block.BOUNDARIES,
-                        help="where device A hands a micro-batch to B")
     args = parser.parse_args()
     try:
         m = measure(os.path.abspath(args.build), args.micro_batches,
-                    args.repeats, args.boundary)
+                    args.repeats)
     except Failure as failure:
         print(f"{args.mode}: {failure}", file=sys.stderr)
         sys.exit(1)
