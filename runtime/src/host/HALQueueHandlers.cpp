@@ -10,6 +10,9 @@
 
 #include "fleet/runtime/hal/Device.h"
 
+#include <new>
+#include <type_traits>
+
 namespace fleet::runtime::host {
 
 using hal::Buffer;
@@ -322,11 +325,14 @@ const Instr *commandBufferDispatch(Frame &frame, const Instr *instr) {
   size_t constantCount = size_t(instr->imm), bindingCount = size_t(instr->imm2);
   constexpr size_t kInline = 16;
   uint32_t inlineConstants[kInline];
-  BindingRef inlineBindings[kInline];
+  static_assert(std::is_trivially_destructible_v<BindingRef>);
+  // Raw storage: BindingRef's member initializers would otherwise clear all
+  // kInline entries on every dispatch (the P2 hot path).
+  alignas(BindingRef) unsigned char inlineBindings[kInline * sizeof(BindingRef)];
   std::vector<uint32_t> heapConstants;
   std::vector<BindingRef> heapBindings;
   uint32_t *constants = inlineConstants;
-  BindingRef *bindings = inlineBindings;
+  BindingRef *bindings = reinterpret_cast<BindingRef *>(inlineBindings);
   if (constantCount > kInline) {
     heapConstants.resize(constantCount);
     constants = heapConstants.data();
@@ -341,8 +347,8 @@ const Instr *commandBufferDispatch(Frame &frame, const Instr *instr) {
   const uint32_t *bindingSlots = constantSlots + constantCount;
   for (size_t i = 0; i < bindingCount; ++i) {
     const uint32_t *b = bindingSlots + 3 * i;
-    bindings[i] = bindingOperand(frame, b[0], frame.scalars[b[1]],
-                                 frame.scalars[b[2]]);
+    new (&bindings[i]) BindingRef(bindingOperand(
+        frame, b[0], frame.scalars[b[1]], frame.scalars[b[2]]));
     if (isRefSlot(b[0]) && !bindings[i].buffer)
       return failOp(frame, instr,
                     makeStatus(StatusCode::InvalidArgument,
