@@ -9,10 +9,18 @@
 #include "fleet/Dialect/Util/IR/UtilDialect.h"
 #include "fleet/runtime/hal/ExecutableLoader.h"
 #include "fleet/runtime/hal/Trace.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -64,12 +72,21 @@ hal::StatusOr<hal::ExecutableLoader *> Context::executableLoader() {
   return loader_.get();
 }
 
+/// Fleet's dialects and those a module not compiled to the end may still
+/// hold (kernel modules of variants), so such a module is read and then
+/// rejected with a message naming what is wrong; ops of other dialects read
+/// as unregistered ops and are reported the same way.
 static mlir::DialectRegistry hostDialects() {
   mlir::DialectRegistry registry;
   registry.insert<::fleet::util::UtilDialect, ::fleet::flow::FlowDialect,
                   ::fleet::stream::StreamDialect, ::fleet::hal::HALDialect,
-                  mlir::arith::ArithDialect, mlir::scf::SCFDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect>();
+                  mlir::affine::AffineDialect, mlir::arith::ArithDialect,
+                  mlir::bufferization::BufferizationDialect,
+                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::LLVM::LLVMDialect, mlir::linalg::LinalgDialect,
+                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
+                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
+                  mlir::vector::VectorDialect>();
   return registry;
 }
 
@@ -80,7 +97,7 @@ hal::StatusOr<Module *> Context::loadArtifact(hal::Span<const uint8_t> bytes,
   // form keeps nothing of the IR.
   mlir::MLIRContext mlirContext(hostDialects(),
                                 mlir::MLIRContext::Threading::DISABLED);
-  mlirContext.loadAllAvailableDialects();
+  mlirContext.allowUnregisteredDialects();
   auto buffer = llvm::MemoryBuffer::getMemBuffer(
       llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
                       bytes.size()),

@@ -140,15 +140,19 @@ uint32_t FunctionLowering::newSlot(ValueType type) {
 bool FunctionLowering::assign(mlir::Value value) {
   std::optional<ValueType> type = classifyType(value.getType());
   if (!type) {
-    Operation *where = value.getDefiningOp()
-                           ? value.getDefiningOp()
-                           : value.getParentRegion()->getParentOp();
     std::string text;
     llvm::raw_string_ostream os(text);
     os << value.getType();
-    return error(where, "the host-program executor cannot hold values of "
-                        "type " +
-                            text);
+    std::string message =
+        "the host-program executor cannot hold values of type " + text;
+    // An op result is reported when the op itself is lowered (an
+    // unsupported op is reported as such instead); block arguments now.
+    if (Operation *op = value.getDefiningOp()) {
+      typeErrors_.try_emplace(op, message);
+      failed_ = true;
+      return false;
+    }
+    return error(value.getParentRegion()->getParentOp(), message);
   }
   slots_[value] = newSlot(*type);
   return true;
@@ -163,7 +167,9 @@ bool FunctionLowering::assignConstant(Operation *op) {
   mlir::Value result = op->getResult(0);
   std::optional<ValueType> type = classifyType(result.getType());
   if (!type)
-    return assign(result); // reports the type
+    return error(op, "'" + op->getName().getStringRef() +
+                         "' is not a scalar constant the host-program "
+                         "executor supports (integers, index, f32, f64)");
   if (isReferenceType(*type)) {
     // util.null of a reference type: a register that stays null.
     slots_[result] = newSlot(*type);
@@ -434,20 +440,26 @@ bool FunctionLowering::lowerTerminator(Operation *op, const RegionExit &exit) {
 }
 
 bool FunctionLowering::lowerOp(Operation *op, const RegionExit &exit) {
-  if (isLoadTimeConstant(op))
-    return true; // a register of the frame template (assignConstant)
+  bool ok = true;
   StringRef dialect = op->getName().getDialectNamespace();
-  if (dialect == "scf")
-    return lowerStructured(op);
-  if (dialect == "util")
-    return lowerUtil(op);
-  if (dialect == "arith")
-    return lowerArith(op);
-  if (dialect == "hal")
-    return lowerHAL(op);
-  return error(op, "unsupported op '" + op->getName().getStringRef() +
+  if (isLoadTimeConstant(op))
+    ok = true; // a register of the frame template (assignConstant)
+  else if (dialect == "scf")
+    ok = lowerStructured(op);
+  else if (dialect == "util")
+    ok = lowerUtil(op);
+  else if (dialect == "arith")
+    ok = lowerArith(op);
+  else if (dialect == "hal")
+    ok = lowerHAL(op);
+  else
+    ok = error(op, "unsupported op '" + op->getName().getStringRef() +
                        "' (the host-program executor runs util, hal, arith, "
                        "scf and cf ops)");
+  auto typeError = typeErrors_.find(op);
+  if (ok && typeError != typeErrors_.end())
+    return error(op, typeError->second);
+  return ok;
 }
 
 // ---- scf -------------------------------------------------------------------

@@ -128,6 +128,9 @@ private:
   std::vector<std::pair<size_t, Label>> pending_;
   std::vector<size_t> labelPositions_;
   llvm::DenseMap<mlir::Operation *, uint32_t> siteIndex_;
+  /// Ops with results of types the executor cannot hold, reported when the
+  /// op is lowered (unless it is unsupported altogether).
+  llvm::DenseMap<mlir::Operation *, std::string> typeErrors_;
   bool failed_ = false;
 };
 
