@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= 2
 
-.PHONY: demo test bootstrap configure build bench clean
+.PHONY: demo test test-tsan bootstrap configure build bench clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -25,6 +25,21 @@ build: configure
 
 test: build
 	/usr/lib/llvm-22/bin/lit -sv $(BUILD)/test
+	$(MAKE) test-tsan
+
+# ThreadSanitizer run of the runtime's semaphore/fence/queue/failure/stress
+# tests (the runtime library builds without MLIR, so this build is small).
+TSAN_BUILD ?= $(BUILD)-tsan
+test-tsan: configure
+	@test -f $(TSAN_BUILD)/build.ninja || cmake -G Ninja -B $(TSAN_BUILD) \
+	  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+	  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	  -DLLVM_USE_LINKER=lld -DFLEET_ENABLE_TSAN=ON $(CMAKE_FLAGS)
+	ninja -C $(TSAN_BUILD) -j $(JOBS) FleetRuntimeTests
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/unittests/runtime/FleetRuntimeTests \
+	  --gtest_filter='*SemaphoreTest.*:*FenceTest.*:*LocalSyncTest.*:*LocalTaskTest.*:*QueueFailureTest.*:*StressTest.*:*QueueTest.*'
 
 demo: build
 	@scripts/demo $(BUILD)

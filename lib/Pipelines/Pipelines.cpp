@@ -2,6 +2,7 @@
 
 #include "fleet/Pipelines/Pipelines.h"
 
+#include "fleet/Codegen/Passes.h"
 #include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
@@ -37,6 +38,9 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
 }
 
 void buildStreamPipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Tile sizes decide each dispatch's workgroup grid, which the host program
+  // needs; pick them before anything reads the grid.
+  pm.addPass(codegen::createConfigureWorkgroupsPass());
   pm.addPass(createConvertToStreamPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -54,6 +58,31 @@ void buildStreamPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createCSEPass());
 }
 
+void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
+  pm.addPass(createConvertStreamToHALPass());
+  hal::ResolveTopologyQueriesPassOptions resolveOptions;
+  resolveOptions.externalResourcesMappable = options.externalResourcesMappable;
+  pm.addPass(hal::createResolveTopologyQueriesPass(resolveOptions));
+  hal::LowerTopologyQueriesPassOptions lowerOptions;
+  lowerOptions.externalResourcesMappable = options.externalResourcesMappable;
+  pm.addPass(hal::createLowerTopologyQueriesPass(lowerOptions));
+  // CSE merges the identical queries and constants the memoization passes
+  // would otherwise hoist one by one (linear; a full canonicalization here
+  // grew faster than linearly with the program size, measured by P3).
+  pm.addPass(createCSEPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(hal::createMemoizeDeviceQueriesPass());
+  pm.addPass(hal::createMemoizeDeviceSelectionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void buildKernelPipeline(OpPassManager &pm, const CompileOptions &options) {
+  codegen::SerializeExecutablesPassOptions serializeOptions;
+  serializeOptions.targetCPU = options.targetCPU;
+  pm.addPass(codegen::createSerializeExecutablesPass(serializeOptions));
+}
+
 void registerPipelines() {
   PassPipelineRegistration<>(
       "stream-transformation-pipeline",
@@ -62,6 +91,9 @@ void registerPipelines() {
   PassPipelineRegistration<>(
       "fleet-input-pipeline", "Fleet's input phase (design.md §1)",
       [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions()); });
+  PassPipelineRegistration<>(
+      "fleet-hal-pipeline", "Fleet's HAL phase (docs/pipeline.md §3)",
+      [](OpPassManager &pm) { buildHALPipeline(pm, CompileOptions()); });
 }
 
 } // namespace fleet

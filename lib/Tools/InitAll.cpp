@@ -2,6 +2,8 @@
 
 #include "fleet/Tools/InitAll.h"
 
+#include "fleet/Codegen/KernelCompiler.h"
+#include "fleet/Codegen/Passes.h"
 #include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
@@ -42,6 +44,8 @@ void fleet::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
                   mlir::transform::TransformDialect,
                   mlir::vector::VectorDialect>();
+  // Dispatch bodies and the interfaces kernel codegen tiles them through.
+  codegen::registerKernelInputDialects(registry);
 }
 
 void fleet::registerAllPasses() {
@@ -56,5 +60,6 @@ void fleet::registerAllPasses() {
   stream::registerStreamPasses();
   util::registerUtilPasses();
   registerConversionPasses();
+  codegen::registerCodegenPasses();
   registerPipelines();
 }

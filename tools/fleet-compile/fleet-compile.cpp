@@ -131,9 +131,11 @@ int main(int argc, char **argv) {
   fleet::buildInputPipeline(pm, options);
   if (compileTo != fleet::CompilePhase::Input)
     fleet::buildStreamPipeline(pm, options);
-  if (compileTo != fleet::CompilePhase::Input &&
-      compileTo != fleet::CompilePhase::Stream)
-    return fail("only --compile-to=input|stream is implemented so far");
+  if (compileTo == fleet::CompilePhase::HAL ||
+      compileTo == fleet::CompilePhase::End)
+    fleet::buildHALPipeline(pm, options);
+  if (compileTo == fleet::CompilePhase::End)
+    fleet::buildKernelPipeline(pm, options);
   if (failed(pm.run(*module)))
     return 1;
 

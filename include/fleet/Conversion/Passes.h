@@ -4,7 +4,10 @@
 
 #include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamDialect.h"
+#include "fleet/Dialect/Util/IR/UtilDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

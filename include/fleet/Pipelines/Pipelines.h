@@ -38,6 +38,17 @@ void buildInputPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 /// scheduling; ends in cmd-level IR (docs/pipeline.md §2).
 void buildStreamPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
 
+/// HAL phase (docs/pipeline.md §3): StreamToHAL, then memory properties —
+/// folded where the static topology proves them, lowered to run-time link
+/// queries elsewhere — and device queries and selections memoized into
+/// initializers.
+void buildHALPipeline(mlir::OpPassManager &pm, const CompileOptions &options);
+
+/// Kernels (docs/pipeline.md §4): every executable variant compiled to object
+/// code for `options.targetCPU`; what remains is the artifact's content.
+void buildKernelPipeline(mlir::OpPassManager &pm,
+                         const CompileOptions &options);
+
 /// Registers the named pipelines with the global registry (for fleet-opt).
 void registerPipelines();
 

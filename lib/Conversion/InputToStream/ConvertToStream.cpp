@@ -19,6 +19,7 @@
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Debug.h"
@@ -64,7 +65,25 @@ private:
   FailureOr<Value> materializeFloating(OpBuilder &b, Location loc,
                                        Value tensor, Attribute affinity);
 
+  /// The tensor type `value` had before the conversion retyped it in place
+  /// (loop-carried values), or its current tensor type; null otherwise.
+  RankedTensorType tensorTypeOf(Value value) {
+    if (RankedTensorType type = originalTypes.lookup(value))
+      return type;
+    return dyn_cast<RankedTensorType>(value.getType());
+  }
+  /// Retypes a loop/branch-carried tensor value as a resource in place.
+  void retype(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    originalTypes[value] = type;
+    value.setType(stream::ResourceType::get(value.getContext(),
+                                            stream::Lifetime::Unknown));
+    resources[value] = value;
+  }
+  LogicalResult convertRegionOp(Operation *op);
+
   const stream::AffinityAnalysis &analysis;
+  DenseMap<Value, RankedTensorType> originalTypes;
   DenseMap<Value, Value> resources;
   DenseMap<std::pair<Value, Attribute>, Value> placed;
   SmallVector<Operation *> toErase;
@@ -83,7 +102,7 @@ FailureOr<Value> FunctionConverter::materializeFloating(OpBuilder &b,
   if (Value existing = placed.lookup(key))
     return existing;
   Operation *producer = tensor.getDefiningOp();
-  auto type = cast<RankedTensorType>(tensor.getType());
+  auto type = tensorTypeOf(tensor);
   MLIRContext *context = b.getContext();
   Value result;
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(producer)) {
@@ -131,7 +150,7 @@ FailureOr<Value> FunctionConverter::getResourceAt(OpBuilder &b, Location loc,
   auto key = std::make_pair(tensor, affinity);
   if (Value existing = placed.lookup(key))
     return existing;
-  auto type = cast<RankedTensorType>(tensor.getType());
+  RankedTensorType type = tensorTypeOf(tensor);
   Value size = getSize(b, loc, type);
   Value transferred = stream::AsyncTransferOp::create(
       b, loc, resourceType(b.getContext(), stream::Lifetime::Unknown),
@@ -155,7 +174,7 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
         Attribute affinity = analysis.getValueAffinity(op.getResult());
         Value size = getSize(b, loc, type);
         Value resource = stream::TensorImportOp::create(
-            b, loc, external, op.getSource(), type, ValueRange{}, size,
+            b, loc, external, op.getSourceMutable().get(), type, ValueRange{}, size,
             /*consume=*/false, affinity);
         if (Value fence = op.getWaitFence()) {
           // Wait for the producer of the buffer before first use.
@@ -172,10 +191,10 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
         return success();
       })
       .Case([&](hal::TensorExportOp op) -> LogicalResult {
-        auto type = cast<RankedTensorType>(op.getSource().getType());
+        RankedTensorType type = tensorTypeOf(op.getSourceMutable().get());
         Attribute affinity = execution;
         FailureOr<Value> resource =
-            getResourceAt(b, loc, op.getSource(), affinity);
+            getResourceAt(b, loc, op.getSourceMutable().get(), affinity);
         if (failed(resource))
           return failure();
         Value size = getSize(b, loc, type);
@@ -195,10 +214,10 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
       .Case([&](hal::TensorAliasOp op) -> LogicalResult {
         // The result is produced in the caller's storage: import the
         // storage and update it with the value.
-        auto type = cast<RankedTensorType>(op.getSource().getType());
+        RankedTensorType type = tensorTypeOf(op.getSourceMutable().get());
         Attribute affinity = execution;
         FailureOr<Value> resource =
-            getResourceAt(b, loc, op.getSource(), affinity);
+            getResourceAt(b, loc, op.getSourceMutable().get(), affinity);
         if (failed(resource))
           return failure();
         Value size = getSize(b, loc, type);
@@ -217,8 +236,10 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
         SmallVector<Value> timepoints;
         for (auto [source, result] :
              llvm::zip(op.getSources(), op.getResults())) {
-          auto type = cast<RankedTensorType>(source.getType());
+          RankedTensorType type = tensorTypeOf(source);
           Attribute affinity = analysis.getValueAffinity(source);
+          if (!affinity)
+            affinity = analysis.getDefaultAffinity(op);
           FailureOr<Value> resource = getResourceAt(b, loc, source, affinity);
           if (failed(resource))
             return failure();
@@ -244,7 +265,7 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
         SmallVector<Value> operands, sizes, offsets, ends, lengths;
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         for (Value argument : op.getArguments()) {
-          auto type = dyn_cast<RankedTensorType>(argument.getType());
+          RankedTensorType type = tensorTypeOf(argument);
           if (!type) {
             operands.push_back(argument);
             continue;
@@ -278,30 +299,30 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
       })
       .Case([&](flow::TensorTransferOp op) -> LogicalResult {
         Attribute target = op.getTargetAttr();
-        if (stream::AffinityAnalysis::isFloating(op.getOperand())) {
+        if (stream::AffinityAnalysis::isFloating(op.getOperandMutable().get())) {
           // Nothing to move: build the value where it is needed.
           FailureOr<Value> resource =
-              materializeFloating(b, loc, op.getOperand(), target);
+              materializeFloating(b, loc, op.getOperandMutable().get(), target);
           if (failed(resource))
             return failure();
           resources[op.getResult()] = *resource;
         } else {
           FailureOr<Value> resource = getResourceAt(
-              b, loc, op.getOperand(),
-              analysis.getValueAffinity(op.getOperand()));
+              b, loc, op.getOperandMutable().get(),
+              analysis.getValueAffinity(op.getOperandMutable().get()));
           if (failed(resource))
             return failure();
           Value size = getSize(b, loc, op.getType());
           resources[op.getResult()] = stream::AsyncTransferOp::create(
               b, loc, unknown, *resource, size, size, Attribute{},
-              analysis.getValueAffinity(op.getOperand()), target);
+              analysis.getValueAffinity(op.getOperandMutable().get()), target);
         }
         toErase.push_back(op);
         return success();
       })
       .Case([&](flow::TensorBarrierOp op) -> LogicalResult {
         FailureOr<Value> resource =
-            getResourceAt(b, loc, op.getOperand(), op.getTargetAttr());
+            getResourceAt(b, loc, op.getOperandMutable().get(), op.getTargetAttr());
         if (failed(resource))
           return failure();
         resources[op.getResult()] = *resource;
@@ -321,6 +342,8 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
           toErase.push_back(op);
         return success();
       })
+      .Case<scf::ForOp, scf::IfOp, scf::YieldOp>(
+          [&](Operation *op) { return convertRegionOp(op); })
       .Default([&](Operation *op) -> LogicalResult {
         auto isTensor = llvm::IsaPred<RankedTensorType>;
         if (llvm::any_of(op->getOperandTypes(), isTensor) ||
@@ -333,6 +356,65 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
       });
 }
 
+/// Loops and branches carrying tensors carry resources instead: their
+/// results and region arguments are retyped in place (placed where the
+/// analysis placed them), inits and yielded values are the resources at the
+/// carried value's affinity.
+LogicalResult FunctionConverter::convertRegionOp(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto carried = [&](Value value) { return tensorTypeOf(value) != nullptr; };
+  // Carried values have an undecided lifetime (RefineUsage picks it); a
+  // resource with another one enters through a lifetime transfer.
+  auto asUnknown = [&](Value resource, Value tensor, Attribute affinity) {
+    auto unknown =
+        stream::ResourceType::get(op->getContext(), stream::Lifetime::Unknown);
+    if (resource.getType() == unknown)
+      return resource;
+    Value size = getSize(b, loc, tensorTypeOf(tensor));
+    return Value(stream::AsyncTransferOp::create(b, loc, unknown, resource,
+                                                 size, size, Attribute{},
+                                                 affinity, affinity));
+  };
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
+      if (!carried(init))
+        continue;
+      Attribute affinity = analysis.getValueAffinity(loop.getResult(i));
+      if (!affinity)
+        affinity = analysis.getDefaultAffinity(loop);
+      FailureOr<Value> resource = getResourceAt(b, loc, init, affinity);
+      if (failed(resource))
+        return failure();
+      loop.getInitArgsMutable()[i].set(asUnknown(*resource, init, affinity));
+      retype(loop.getRegionIterArgs()[i]);
+      retype(loop.getResult(i));
+    }
+    return success();
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    for (Value result : branch.getResults())
+      if (carried(result))
+        retype(result);
+    return success();
+  }
+  auto yield = cast<scf::YieldOp>(op);
+  Operation *parent = yield->getParentOp();
+  for (OpOperand &operand : yield->getOpOperands()) {
+    if (!carried(operand.get()))
+      continue;
+    Value target = parent->getResult(operand.getOperandNumber());
+    Attribute affinity = analysis.getValueAffinity(target);
+    if (!affinity)
+      affinity = analysis.getDefaultAffinity(parent);
+    FailureOr<Value> resource = getResourceAt(b, loc, operand.get(), affinity);
+    if (failed(resource))
+      return failure();
+    operand.set(asUnknown(*resource, operand.get(), affinity));
+  }
+  return success();
+}
+
 LogicalResult FunctionConverter::convert(Region &body) {
   for (Block &block : body)
     for (BlockArgument arg : block.getArguments())
@@ -340,7 +422,8 @@ LogicalResult FunctionConverter::convert(Region &body) {
         return emitError(arg.getLoc())
                << "functions with tensor arguments must be inlined into an "
                   "ABI wrapper before the stream phase";
-  WalkResult result = body.walk([&](Operation *op) {
+  // Pre-order: loops are retyped before their bodies are converted.
+  WalkResult result = body.walk<WalkOrder::PreOrder>([&](Operation *op) {
     return failed(convertOp(op)) ? WalkResult::interrupt()
                                  : WalkResult::advance();
   });

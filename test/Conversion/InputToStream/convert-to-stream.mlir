@@ -73,3 +73,40 @@ util.func private @internal(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @-1 {{functions with tensor arguments must be inlined into an ABI wrapper before the stream phase}}
   util.return %arg0 : tensor<4xf32>
 }
+
+// -----
+
+// A loop carrying a tensor carries a resource (undecided lifetime) instead;
+// an import entering the loop goes through a lifetime transfer.
+module attributes {stream.affinity.default = #hal.device.affinity<@d>} {
+  util.global private @d = #hal.device.target<"local"> : !hal.device
+  stream.executable private @ex {
+    stream.executable.export public @inc workgroups() -> (index, index, index) {
+      %c1 = arith.constant 1 : index
+      stream.return %c1, %c1, %c1 : index, index, index
+    }
+    builtin.module {
+      func.func @inc(%arg0: !stream.binding, %arg1: !stream.binding) {
+        return
+      }
+    }
+  }
+  // CHECK-LABEL: util.func public @loop
+  util.func public @loop(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c10 = arith.constant 10 : index
+    %0 = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<1xf32>
+    // CHECK: %[[INIT:.+]] = stream.async.transfer %{{.+}} : !stream.resource<external>{%{{.+}}} from(#hal.device.affinity<@d>) -> to(#hal.device.affinity<@d>) !stream.resource<*>
+    // CHECK: %[[L:.+]] = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (!stream.resource<*>)
+    %1 = scf.for %i = %c0 to %c10 step %c1 iter_args(%acc = %0) -> (tensor<1xf32>) {
+      // CHECK: %[[N:.+]] = stream.async.dispatch on(#hal.device.affinity<@d>) @ex::@inc(%[[ACC]][
+      %n = flow.dispatch @ex::@inc(%acc) : (tensor<1xf32>) -> tensor<1xf32>
+      // CHECK: scf.yield %[[N]] : !stream.resource<*>
+      scf.yield %n : tensor<1xf32>
+    }
+    // CHECK: stream.async.transfer %[[L]] : !stream.resource<*>{%{{.+}}} {{.+}} !stream.resource<external>
+    %2 = hal.tensor.export %1 "output0" : tensor<1xf32> -> !hal.buffer_view
+    util.return %2 : !hal.buffer_view
+  }
+}

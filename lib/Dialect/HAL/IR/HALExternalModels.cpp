@@ -47,6 +47,10 @@ struct CallTimelineAwareModel
       Value current = chain.getAwaitTimepoint();
       if (current == timepoint)
         return;
+      // The new timepoint may be defined after the chain (a region placed
+      // later): signal the fence right before the call instead, which is
+      // after both.
+      chain->moveBefore(op);
       OpBuilder b(chain);
       Value joined = stream::TimepointJoinOp::create(
           b, chain.getLoc(), stream::TimepointType::get(op->getContext()),

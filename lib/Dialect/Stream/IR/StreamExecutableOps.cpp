@@ -81,18 +81,30 @@ LogicalResult ReturnOp::verify() {
 
 /// Dimension in [0, 2]; the op sits in a function of the inner module of a
 /// stream.executable.
+static LogicalResult emitNotInKernel(Operation *op) {
+  return op->emitOpError()
+         << "is only valid inside a function of a stream.executable's inner "
+            "module (or of a hal.executable.variant's)";
+}
+
 static LogicalResult verifyWorkgroupQuery(Operation *op, APInt dimension) {
   if (dimension.isNegative() || dimension.uge(3))
     return op->emitOpError() << "dimension " << dimension.getSExtValue()
                              << " is out of range [0, 2]";
   auto function = op->getParentOfType<FunctionOpInterface>();
   Operation *module = function ? function->getParentOp() : nullptr;
-  if (!function || !isa_and_nonnull<ModuleOp>(module) ||
-      !isa_and_nonnull<ExecutableOp>(module->getParentOp()))
-    return op->emitOpError()
-           << "is only valid inside a function of a stream.executable's "
-           << "inner module";
-  return success();
+  if (!function || !isa_and_nonnull<ModuleOp>(module))
+    return emitNotInKernel(op);
+  // The kernel module lives in a stream.executable, then (after StreamToHAL,
+  // unchanged) in a hal.executable.variant; kernel codegen also compiles it
+  // alone, as a top-level module of `func.func`s (fleet/Codegen).
+  Operation *container = module->getParentOp();
+  if (isa_and_nonnull<ExecutableOp>(container) ||
+      (container &&
+       container->getName().getStringRef() == "hal.executable.variant") ||
+      (!container && function->getName().getStringRef() == "func.func"))
+    return success();
+  return emitNotInKernel(op);
 }
 
 LogicalResult DispatchWorkgroupIDOp::verify() {

@@ -38,6 +38,9 @@ void waitBeforeUses(Value resource, Value timepoint, OpBuilder &builder) {
   Value awaited;
   for (OpOperand &use : llvm::make_early_inc_range(resource.getUses())) {
     Operation *user = use.getOwner();
+    // Sizes are metadata: reading one needs no ready value.
+    if (isa<ResourceSizeOp>(user))
+      continue;
     if (auto execute = dyn_cast<AsyncExecuteOp>(user)) {
       SmallVector<Value> awaits = execute.getAwaitTimepoints();
       if (!llvm::is_contained(awaits, timepoint)) {
@@ -83,9 +86,14 @@ void propagate(scf::ForOp loop) {
   rewriter.setInsertionPoint(loop);
   SmallVector<Value> initTimepoints;
   for (unsigned i : carried) {
-    auto [resource, timepoint] = splitAwait(loop.getInitArgs()[i], rewriter);
+    Value init = loop.getInitArgs()[i];
+    auto [resource, timepoint] = splitAwait(init, rewriter);
     loop.getInitArgsMutable()[i].set(resource);
     initTimepoints.push_back(timepoint);
+    // The host no longer waits before the loop.
+    if (auto await = init.getDefiningOp<TimepointAwaitOp>())
+      if (await->use_empty())
+        await.erase();
   }
 
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());

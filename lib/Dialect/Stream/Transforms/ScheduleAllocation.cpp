@@ -218,6 +218,7 @@ LogicalResult CommandBuilder::convert(Operation *op) {
         builder.setInsertionPointToStart(body);
         if (failed(convertBlock(source)))
           return failure();
+        YieldOp::create(builder, loc, ValueRange{}, ValueRange{});
         // Results of the concurrent region are the buffers its yield names.
         auto yield = cast<YieldOp>(source.getTerminator());
         for (auto [result, yielded] :

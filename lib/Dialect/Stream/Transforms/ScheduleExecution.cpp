@@ -353,13 +353,26 @@ void BlockScheduler::materialize(Partition &partition) {
         }
         continue;
       }
-      if (!hostValue)
+      if (!hostValue) {
+        // Wait as late as possible: right before the first host reader, so
+        // regions created between this one and that reader (the next
+        // micro-batch) are submitted before the host blocks.
+        Operation *firstHostUser = topUser ? topUser : user;
+        for (Operation *other : result.getUsers()) {
+          Operation *otherTop = block.findAncestorOpInBlock(*other);
+          if (otherTop && otherTop != execute.getOperation() &&
+              !isScheduled(otherTop) &&
+              otherTop->isBeforeInBlock(firstHostUser))
+            firstHostUser = otherTop;
+        }
+        OpBuilder awaitBuilder(firstHostUser);
         hostValue = TimepointAwaitOp::create(
-                        builder, loc, TypeRange{result.getType()},
+                        awaitBuilder, loc, TypeRange{result.getType()},
                         ValueRange{regionResult},
                         ValueRange{resultSizes[i]},
                         execute.getResultTimepoint(), /*sync=*/false)
                         .getResult(0);
+      }
       use.set(hostValue);
     }
   }

@@ -3,12 +3,28 @@
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
 namespace fleet::stream {
 
 Value getResourceSize(OpBuilder &builder, Location loc, Value resource) {
+  // Loop-carried resources keep the size of their init (a loop carries one
+  // value of one size).
+  if (auto loop = dyn_cast_or_null<scf::ForOp>(resource.getDefiningOp())) {
+    unsigned index = cast<OpResult>(resource).getResultNumber();
+    return getResourceSize(builder, loc, loop.getInitArgs()[index]);
+  }
+  if (auto arg = dyn_cast<BlockArgument>(resource))
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      if (arg.getArgNumber() >= loop.getNumInductionVars())
+        return getResourceSize(
+            builder, loc,
+            loop.getInitArgs()[arg.getArgNumber() - loop.getNumInductionVars()]);
+  if (auto await = dyn_cast_or_null<TimepointAwaitOp>(resource.getDefiningOp()))
+    return await.getResourceOperandSizes()[cast<OpResult>(resource)
+                                               .getResultNumber()];
   if (auto result = dyn_cast<OpResult>(resource)) {
     if (auto sizeAware = dyn_cast<util::SizeAwareOpInterface>(result.getOwner()))
       if (Value size = sizeAware.getResultSize(result.getResultNumber()))

@@ -5,6 +5,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir::arith {
+class ArithDialect;
+}
 namespace fleet::util {
 class UtilDialect;
 }

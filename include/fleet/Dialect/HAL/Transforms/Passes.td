@@ -58,4 +58,116 @@ def MaterializeTopologyPass : Pass<"hal-materialize-topology", "mlir::ModuleOp">
   }];
 }
 
+def ResolveTopologyQueriesPass : Pass<"hal-resolve-topology-queries", "mlir::ModuleOp"> {
+  let summary = "Folds memory-property queries the static topology proves";
+  let description = [{
+    Folds `hal.allocator.resolve_memory_properties` to `hal.memory_type` /
+    `hal.buffer_usage` constants by the rule of design.md §3: the lifetime's
+    base bits for a single affinity or for members that are all one device
+    (same backend and ordinal); otherwise, when the module's
+    `stream.topology` proves the allocating device X (the first member in
+    declaration order, reached by every other member), the base bits plus
+    what each peer's link adds (unified: nothing; transparent access:
+    HostVisible + Mapping|MappingPersistent; export/import: SharingExport).
+    A missing link is unknown, so a member before X can never be ruled out:
+    the links prove X only when it is the first member. When they do, the
+    `hal.allocator.select` consuming the bits is resolved to X's device and
+    queue too (IREE leaves select to run time), so compile time and run time
+    cannot disagree. Everything else is left for
+    `--hal-lower-topology-queries`.
+
+    ```mlir
+    // stream.topology = #hal.device.topology<links = [(@b -> @a = {transparent_access = true})]>
+    %mt, %bu = hal.allocator.resolve_memory_properties for(#hal.device.optimal<[#hal.device.affinity<@a>, #hal.device.affinity<@b>]>) lifetime(transient) : i32, i32
+    // becomes
+    %mt = hal.memory_type<"HostVisible|DeviceVisible|DeviceLocal"> : i32
+    %bu = hal.buffer_usage<"TransferSource|TransferTarget|Transfer|DispatchStorageRead|DispatchStorageWrite|DispatchStorage|MappingScoped|MappingPersistent|MappingAccessRandom|Mapping"> : i32
+    ```
+  }];
+  let options = [
+    Option<"externalResourcesMappable", "external-resources-mappable", "bool",
+           /*default=*/"false",
+           "External resources are also HostVisible with Mapping usage "
+           "(fleet-compile --hal-external-resources-mappable)">,
+  ];
+  let dependentDialects = ["::fleet::hal::HALDialect"];
+}
+
+def LowerTopologyQueriesPass : Pass<"hal-lower-topology-queries", "mlir::ModuleOp"> {
+  let summary = "Lowers the remaining memory-property queries to link queries";
+  let description = [{
+    Every `hal.allocator.resolve_memory_properties` still present (those the
+    static topology could not prove) becomes run-time
+    `hal.device.query.link<%y, %x> key("unified_memory" | "transparent_access"
+    | "export_import")` queries between the members' devices plus the
+    `arith` that forms the same bits as design.md §3: the allocating device
+    is the first member every other member reaches, and each peer adds the
+    bits of its link kind. The `hal.allocator.select` consuming the bits
+    stays; the runtime applies the same allocating-device rule. Members that
+    are statically the same device need no query. None of these ops may
+    reach the artifact, so an affinity this pass cannot read is an error.
+
+    ```mlir
+    %ok, %t = hal.device.query.link<%b : !hal.device, %a : !hal.device> key("transparent_access") : i1, i1 = false
+    ```
+  }];
+  let options = [
+    Option<"externalResourcesMappable", "external-resources-mappable", "bool",
+           /*default=*/"false",
+           "External resources are also HostVisible with Mapping usage "
+           "(must match --hal-resolve-topology-queries)">,
+  ];
+  let dependentDialects = ["::fleet::hal::HALDialect",
+                           "::fleet::util::UtilDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def MemoizeDeviceQueriesPass : Pass<"hal-memoize-device-queries", "mlir::ModuleOp"> {
+  let summary = "Asks each device query once, at module load";
+  let description = [{
+    Each unique `hal.device.query` (device global, category, key, default)
+    and `hal.device.query.link` (device pair, key, default) on devices
+    loaded from immutable globals moves into a `util.initializer` that
+    stores its results in two private globals (`..._ok`, value); every
+    original query becomes `util.global.load immutable` of them. Answers
+    are fixed for the program's lifetime, so this changes no result.
+
+    ```mlir
+    util.global private @__device_link_b_a_transparent_access_ok : i1
+    util.global private @__device_link_b_a_transparent_access : i1
+    util.initializer {
+      %b = util.global.load immutable @b : !hal.device
+      %a = util.global.load immutable @a : !hal.device
+      %ok, %v = hal.device.query.link<%b : !hal.device, %a : !hal.device> key("transparent_access") : i1, i1 = false
+      util.global.store %ok, @__device_link_b_a_transparent_access_ok : i1
+      util.global.store %v, @__device_link_b_a_transparent_access : i1
+      util.return
+    }
+    ```
+  }];
+  let dependentDialects = ["::fleet::util::UtilDialect"];
+}
+
+def MemoizeDeviceSelectionPass : Pass<"hal-memoize-device-selection", "mlir::ModuleOp"> {
+  let summary = "Selects allocating devices once, at module load";
+  let description = [{
+    A `hal.allocator.select` whose operands are computed only from constants
+    and immutable globals (device globals, memoized query answers) moves,
+    with the arithmetic feeding it, into a `util.initializer` that stores
+    the selected device and queue affinity, and the memory type and usage
+    it was given, in private globals; uses (including the allocation's use of
+    the bits) load them. Identical selections share one pair of globals. The initializer is
+    placed before the first function or initializer that uses it and after
+    every initializer storing a global it reads.
+
+    ```mlir
+    util.global private @__allocator_select_0_device : !hal.device
+    util.global private @__allocator_select_0_queue_affinity : i64
+    util.global private @__allocator_select_0_memory_types : i32
+    util.global private @__allocator_select_0_buffer_usage : i32
+    ```
+  }];
+  let dependentDialects = ["::fleet::util::UtilDialect"];
+}
+
 #endif // FLEET_DIALECT_HAL_TRANSFORMS_PASSES_TD

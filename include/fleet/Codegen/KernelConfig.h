@@ -1,0 +1,67 @@
+//===- KernelConfig.h - per-dispatch kernel strategy -----------*- C++ -*-===//
+//
+// The strategy decision shared by `codegen-configure-workgroups` (stream
+// phase: distributes the workgroup tile loop) and the kernel compiler
+// (serialization: tiles each workgroup's tile for caches and registers and
+// vectorizes). The decision travels on the dispatch function as the
+// discardable attribute `fleet.codegen` (docs/kernels.md):
+//
+//   fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 64, 128, 0>}
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_CODEGEN_KERNELCONFIG_H
+#define FLEET_CODEGEN_KERNELCONFIG_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace fleet::codegen {
+
+/// Name of the discardable function attribute holding a KernelConfig.
+inline constexpr llvm::StringLiteral kConfigAttrName = "fleet.codegen";
+
+enum class KernelKind {
+  /// A contraction (linalg.matmul, batch_matmul, or a generic with a
+  /// contraction body), possibly followed by elementwise epilogues.
+  Matmul,
+  /// Only parallel loops: vectorized streaming.
+  Elementwise,
+  /// Some op reduces (softmax/layernorm style rows, sums): each workgroup
+  /// owns whole rows so reductions never cross workgroups.
+  Reduction,
+  /// Anything else (convolutions, pooling, ...): tiled, scalar loops.
+  Generic,
+};
+
+llvm::StringRef stringifyKernelKind(KernelKind kind);
+std::optional<KernelKind> symbolizeKernelKind(llvm::StringRef name);
+
+struct KernelConfig {
+  KernelKind kind = KernelKind::Generic;
+  /// One entry per loop of the root op; 0 = the loop is not distributed
+  /// (each workgroup covers it whole). Empty = one workgroup does all.
+  llvm::SmallVector<int64_t> workgroupTiles;
+
+  mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
+  static std::optional<KernelConfig> fromAttr(mlir::Attribute attr);
+};
+
+/// The op whose result the dispatch function stores into its single result
+/// binding, or null when the function stores several results or the stored
+/// value is not produced by a linalg op.
+mlir::linalg::LinalgOp findRootOp(mlir::func::FuncOp func);
+
+/// Classifies the body of `func` around `root`.
+KernelKind classifyKernel(mlir::func::FuncOp func, mlir::linalg::LinalgOp root);
+
+/// Picks the strategy and workgroup tile sizes for `root` (static shapes).
+/// A root without static loop ranges gets empty workgroup tiles.
+KernelConfig selectKernelConfig(mlir::func::FuncOp func,
+                                mlir::linalg::LinalgOp root);
+
+} // namespace fleet::codegen
+
+#endif // FLEET_CODEGEN_KERNELCONFIG_H

@@ -1,0 +1,25 @@
+//===- Passes.h - kernel codegen passes -------------------------*- C++ -*-===//
+#ifndef FLEET_CODEGEN_PASSES_H
+#define FLEET_CODEGEN_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace fleet::codegen {
+
+#define GEN_PASS_DECL
+#include "fleet/Codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fleet/Codegen/Passes.h.inc"
+
+} // namespace fleet::codegen
+
+#endif // FLEET_CODEGEN_PASSES_H

@@ -1,0 +1,92 @@
+//===- Passes.td - kernel codegen passes --------------------*- tablegen -*-===//
+
+#ifndef FLEET_CODEGEN_PASSES_TD
+#define FLEET_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConfigureWorkgroupsPass
+    : Pass<"codegen-configure-workgroups", "mlir::ModuleOp"> {
+  let summary = "Picks a kernel strategy per dispatch and distributes its "
+                "outer tile loop over the workgroup grid";
+  let description = [{
+    Runs in the stream phase on every `stream.executable`. For each export
+    whose dispatch function is still in tensor form (docs/pipeline.md,
+    "Dispatch function contract") it classifies the computation (matmul,
+    batch_matmul, elementwise, reduction, generic; docs/kernels.md), picks
+    workgroup tile sizes from the static shapes and then
+
+    - tiles the op that produces the stored result (the root) with
+      `scf.forall`, fusing every producer into the tile;
+    - replaces the loop by `stream.dispatch.workgroup.id[i]`: the body now
+      computes one tile, reads the slices of the bindings it needs and
+      writes its slice of the result binding
+      (`bufferization.materialize_in_destination` into a `memref.subview`);
+    - rewrites the export's `workgroups` region to return the grid as
+      constants (x = innermost tiled loop);
+    - records the decision as `fleet.codegen` on the function so that
+      serialization (`hal-serialize-executables`) finishes the job.
+
+    Exports whose function already carries `fleet.codegen`, or whose body
+    does not have exactly one tileable root, keep a 1x1x1 grid (one
+    workgroup computes everything; still correct).
+
+    ```mlir
+    stream.executable.export public @mm workgroups() -> (index, index, index) {
+      %c1 = arith.constant 1 : index
+      stream.return %c1, %c1, %c1 : index, index, index
+    }
+    // becomes, for a 512x512x512 f32 matmul
+    stream.executable.export public @mm workgroups() -> (index, index, index) {
+      %c4 = arith.constant 4 : index
+      %c8 = arith.constant 8 : index
+      %c1 = arith.constant 1 : index
+      stream.return %c4, %c8, %c1 : index, index, index
+    }
+    // and the function body computes the 64x128 tile at
+    // (64 * workgroup.id[1], 128 * workgroup.id[0]).
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
+}
+
+def SerializeExecutablesPass
+    : Pass<"hal-serialize-executables", "mlir::ModuleOp"> {
+  let summary = "Compiles each executable variant's kernel module to an "
+                "object file stored in the variant";
+  let description = [{
+    For every `hal.executable.variant` that still holds an inner
+    `builtin.module`, compiles the module with Fleet's kernel compiler
+    (fleet/Codegen/KernelCompiler.h: one-shot bufferization, tiling and
+    vectorization, LLVM dialect, LLVM IR, object code for `target-cpu`) into
+    a relocatable ELF object that defines, per `hal.executable.export`, the
+    KernelABI.h entry point of that name. The module is replaced by the
+    object bytes:
+
+    ```mlir
+    hal.executable.variant public @x86 target(<"llvm-cpu", "fleet-object-x86_64">) {
+      hal.executable.export public @abs ordinal(0) layout(...)
+      builtin.module { func.func @abs(%arg0: !stream.binding, ...) {...} }
+    }
+    // becomes
+    hal.executable.variant public @x86 target(<"llvm-cpu", "fleet-object-x86_64">)
+        objects([#hal.executable.object<{data = dense<[127, 69, 76, 70, ...]> : vector<1234xi8>}>]) {
+      hal.executable.export public @abs ordinal(0) layout(...)
+    }
+    ```
+
+    A kernel the compiler cannot handle is an error on the variant naming
+    the export and the reason.
+  }];
+  let options = [
+    Option<"targetCPU", "target-cpu", "std::string", /*default=*/"\"host\"",
+           "CPU to compile for: `host` (the detected CPU and its features) "
+           "or an LLVM CPU name such as `x86-64-v3`">
+  ];
+}
+
+#endif // FLEET_CODEGEN_PASSES_TD

@@ -1,0 +1,62 @@
+//===- KernelCompilerInternal.h - steps of the kernel compiler --*- C++ -*-===//
+//
+// Internal to lib/Codegen: the steps compileKernelModule runs, in order,
+// on its private copy of the dispatch module.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_LIB_CODEGEN_KERNELCOMPILERINTERNAL_H
+#define FLEET_LIB_CODEGEN_KERNELCOMPILERINTERNAL_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace fleet::codegen::detail {
+
+/// What the runtime-facing entry point needs to know about one dispatch
+/// function after it was rewritten by prepareDispatchFunction.
+struct DispatchSignature {
+  /// The KernelABI.h symbol.
+  std::string symbol;
+  /// The rewritten function (internal linkage in the object).
+  std::string implName;
+  /// The original argument types: `!stream.binding` or a primitive.
+  llvm::SmallVector<mlir::Type> argumentTypes;
+};
+
+/// Target facts the tiling strategies need.
+struct TargetInfo {
+  /// Widest native vector register, in bits (128, 256 or 512).
+  int64_t vectorBits = 128;
+};
+
+/// Rewrites `func` (a dispatch function, docs/pipeline.md) into the form
+/// the rest of the compiler lowers: each `!stream.binding` argument becomes
+/// a `memref<?xi8>` and each `stream.binding.subspan` a `memref.view` of it;
+/// six trailing `index` arguments carry the workgroup id (x, y, z) and count
+/// (x, y, z) that replace `stream.dispatch.workgroup.id/count`. The function
+/// is renamed `<symbol>__impl`.
+mlir::FailureOr<DispatchSignature>
+prepareDispatchFunction(mlir::func::FuncOp func, llvm::StringRef symbol);
+
+/// Tiles the workgroup's tile for caches/registers and vectorizes it, per
+/// the function's `fleet.codegen` config (selected here when absent).
+/// `dumpStream` (optional) receives the IR after tiling.
+mlir::LogicalResult tileAndVectorize(mlir::func::FuncOp func,
+                                     const TargetInfo &target,
+                                     llvm::raw_ostream *dumpStream);
+
+/// Bufferizes and lowers the module to the LLVM dialect.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
+                                       llvm::raw_ostream *dumpStream);
+
+/// Adds, to the LLVM-dialect `module`, the KernelABI.h entry point
+/// `int32_t symbol(const fleet_kernel_state_t *, uint32_t x, y, z)` that
+/// unpacks the state and calls the lowered implementation.
+mlir::LogicalResult buildEntryPoint(mlir::ModuleOp module,
+                                    const DispatchSignature &signature);
+
+} // namespace fleet::codegen::detail
+
+#endif // FLEET_LIB_CODEGEN_KERNELCOMPILERINTERNAL_H

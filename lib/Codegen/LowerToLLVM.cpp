@@ -1,0 +1,150 @@
+//===- LowerToLLVM.cpp - vectorized tensor kernels to the LLVM dialect ----===//
+//
+// Bufferization and lowering with upstream passes only (design.md §6):
+// - one-shot bufferization after empty-tensor elimination, so tiles are
+//   computed in place in the result bindings; copies it still needs are
+//   linalg.copy (lowered to loops) instead of memref.copy, which would call
+//   the `memrefCopy` runtime helper (build-recipe.md pitfall 8);
+// - temporaries up to kMaxStackBytes live on the stack, larger ones are
+//   hoisted out of loops and freed by the ownership-based deallocation;
+// - vector.contract becomes outer products (FMAs), multi-reductions are
+//   reduced innermost, f32 math functions use polynomial approximations
+//   (vectorizable, no libm calls), `ub.poison` from vectorization needs
+//   convert-ub-to-llvm (build-recipe.md pitfall 8).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelCompilerInternal.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace fleet::codegen::detail {
+
+namespace {
+
+/// Temporaries up to this size are stack allocations (a workgroup's rows of
+/// a reduction, an epilogue's register tile).
+constexpr unsigned kMaxStackBytes = 16 * 1024;
+
+LogicalResult runPipeline(ModuleOp module, llvm::raw_ostream *dumpStream,
+                          function_ref<void(OpPassManager &)> build) {
+  PassManager pm(module.getContext());
+  build(pm);
+  if (dumpStream) {
+    auto always = [](Pass *, Operation *) { return true; };
+    auto never = [](Pass *, Operation *) { return false; };
+    pm.enableIRPrinting(never, always, /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/true,
+                        /*printAfterOnlyOnFailure=*/false, *dumpStream);
+  }
+  return pm.run(module);
+}
+
+LogicalResult bufferize(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  if (failed(bufferization::eliminateEmptyTensors(rewriter, module)))
+    return module.emitError("empty tensor elimination failed");
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = false;
+  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                        Value to) -> LogicalResult {
+    linalg::CopyOp::create(b, loc, from, to);
+    return success();
+  };
+  bufferization::BufferizationState state;
+  if (failed(bufferization::runOneShotBufferize(module, options, state)))
+    return module.emitError("one-shot bufferization failed");
+  return success();
+}
+
+/// Vector and math lowerings that convert-vector-to-llvm does not choose
+/// for us.
+LogicalResult lowerVectorAndMath(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  vector::populateVectorContractLoweringPatterns(
+      patterns, vector::VectorContractLowering::OuterProduct);
+  vector::populateVectorMultiReductionLoweringPatterns(
+      patterns, vector::VectorMultiReductionLowering::InnerReduction);
+  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+  vector::populateVectorShapeCastLoweringPatterns(patterns);
+  vector::populateVectorBroadcastLoweringPatterns(patterns);
+  vector::populateVectorTransposeLoweringPatterns(
+      patterns, vector::VectorTransposeLowering::Shuffle1D);
+  populateMathPolynomialApproximationPatterns(patterns);
+  if (failed(applyPatternsGreedily(module, std::move(patterns))))
+    return module.emitError("vector lowering did not converge");
+  return success();
+}
+
+} // namespace
+
+LogicalResult lowerToLLVMDialect(ModuleOp module,
+                                 llvm::raw_ostream *dumpStream) {
+  if (failed(bufferize(module)))
+    return failure();
+
+  auto buildBuffers = [](OpPassManager &buffers) {
+  buffers.addPass(createCanonicalizerPass());
+  buffers.addPass(createCSEPass());
+  OpPassManager &funcs = buffers.nest<func::FuncOp>();
+  funcs.addPass(bufferization::createBufferLoopHoistingPass());
+  bufferization::PromoteBuffersToStackPassOptions stack;
+  stack.maxAllocSizeInBytes = kMaxStackBytes;
+  stack.maxRankOfAllocatedMemRef = 4;
+  funcs.addPass(bufferization::createPromoteBuffersToStackPass(stack));
+  bufferization::buildBufferDeallocationPipeline(buffers);
+  buffers.addPass(createConvertLinalgToLoopsPass());
+  buffers.addPass(createCanonicalizerPass());
+  };
+  if (failed(runPipeline(module, dumpStream, buildBuffers)))
+    return module.emitError("buffer and loop lowering failed");
+
+  if (failed(lowerVectorAndMath(module)))
+    return failure();
+
+  auto buildLLVM = [](OpPassManager &llvm) {
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  llvm.addPass(createConvertVectorToSCFPass(transfers));
+  llvm.addPass(createLowerAffinePass());
+  llvm.addPass(createSCFToControlFlowPass());
+  ConvertVectorToLLVMPassOptions vectorOptions;
+  vectorOptions.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorOptions.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle1D;
+  llvm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+  llvm.addPass(memref::createExpandStridedMetadataPass());
+  llvm.addPass(createLowerAffinePass());
+  llvm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  llvm.addPass(createConvertMathToLLVMPass());
+  llvm.addPass(createArithToLLVMConversionPass());
+  llvm.addPass(createConvertIndexToLLVMPass());
+  llvm.addPass(createConvertFuncToLLVMPass());
+  llvm.addPass(createConvertControlFlowToLLVMPass());
+  llvm.addPass(createUBToLLVMConversionPass());
+  llvm.addPass(createReconcileUnrealizedCastsPass());
+  llvm.addPass(createCanonicalizerPass());
+  };
+  if (failed(runPipeline(module, dumpStream, buildLLVM)))
+    return module.emitError("lowering to the LLVM dialect failed");
+  return success();
+}
+
+} // namespace fleet::codegen::detail

@@ -1,0 +1,120 @@
+//===- SerializeExecutables.cpp - kernel modules to object files ----------===//
+//
+// Invariant established: no `hal.executable.variant` holds a kernel module;
+// each variant of backend "llvm-cpu" holds one relocatable ELF object
+// (`objects([#hal.executable.object<{data = ...}>])`) that defines, for
+// every `hal.executable.export @name`, the KernelABI.h entry point `name`
+// (docs/pipeline.md §4).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Codegen/Passes.h"
+
+#include "fleet/Codegen/KernelCompiler.h"
+#include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Threading.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "hal-serialize-executables"
+
+namespace fleet::codegen {
+#define GEN_PASS_DEF_SERIALIZEEXECUTABLESPASS
+#include "fleet/Codegen/Passes.h.inc"
+} // namespace fleet::codegen
+
+using namespace mlir;
+using namespace fleet;
+
+namespace {
+
+/// The backend whose variants hold Fleet kernel objects (KernelABI.h).
+constexpr llvm::StringLiteral kBackend = "llvm-cpu";
+
+struct Job {
+  hal::ExecutableVariantOp variant;
+  ModuleOp module;
+  codegen::KernelCompileOptions options;
+  std::optional<codegen::KernelObject> object;
+  std::string error;
+};
+
+struct SerializeExecutablesPass
+    : public fleet::codegen::impl::SerializeExecutablesPassBase<
+          SerializeExecutablesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::vector<Job> jobs;
+    bool failedToPrepare = false;
+    getOperation().walk([&](hal::ExecutableVariantOp variant) {
+      ModuleOp module = variant.getInnerModule();
+      if (!module)
+        return;
+      if (variant.getTarget().getBackend().getValue() != kBackend) {
+        variant.emitOpError("has target backend ")
+            << variant.getTarget().getBackend()
+            << "; hal-serialize-executables compiles only '" << kBackend
+            << "' variants";
+        failedToPrepare = true;
+        return;
+      }
+      Job job;
+      job.variant = variant;
+      job.module = module;
+      job.options.targetCPU = targetCPU;
+      for (auto exportOp : variant.getBlock().getOps<hal::ExecutableExportOp>())
+        job.options.exports.push_back(
+            {exportOp.getSymName().str(), exportOp.getSymName().str()});
+      if (job.options.exports.empty()) {
+        variant.emitOpError("has a kernel module but no exports");
+        failedToPrepare = true;
+        return;
+      }
+      jobs.push_back(std::move(job));
+    });
+    if (failedToPrepare)
+      return signalPassFailure();
+
+    // Each compilation has its own context (KernelCompiler.h).
+    (void)failableParallelForEach(&getContext(), jobs, [](Job &job) {
+      llvm::Expected<codegen::KernelObject> object =
+          codegen::compileKernelModule(job.module, job.options);
+      if (!object) {
+        job.error = llvm::toString(object.takeError());
+        return failure();
+      }
+      job.object = std::move(*object);
+      return success();
+    });
+
+    bool failedToCompile = false;
+    for (Job &job : jobs) {
+      if (!job.object) {
+        job.variant.emitOpError("kernel compilation failed: ") << job.error;
+        failedToCompile = true;
+        continue;
+      }
+      LLVM_DEBUG(llvm::dbgs()
+                 << job.variant.getSymName() << ": " << job.object->bytes.size()
+                 << " bytes, MLIR " << job.object->mlirMillis << " ms, LLVM "
+                 << job.object->llvmMillis << " ms\n");
+      MLIRContext *context = &getContext();
+      auto type = VectorType::get(
+          {static_cast<int64_t>(job.object->bytes.size())},
+          IntegerType::get(context, 8));
+      ArrayRef<char> raw(reinterpret_cast<const char *>(job.object->bytes.data()),
+                         job.object->bytes.size());
+      auto data = cast<DenseIntElementsAttr>(
+          DenseElementsAttr::getFromRawBuffer(type, raw));
+      auto objectAttr =
+          hal::ExecutableObjectAttr::get(context, StringAttr(), data);
+      job.variant.setObjectsAttr(ArrayAttr::get(context, {objectAttr}));
+      job.module.erase();
+    }
+    if (failedToCompile)
+      signalPassFailure();
+  }
+};
+
+} // namespace

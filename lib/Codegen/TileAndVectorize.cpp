@@ -1,0 +1,365 @@
+//===- TileAndVectorize.cpp - per-workgroup tiling and vectorization ------===//
+//
+// Works on one workgroup's tile, still in tensor form (design.md §6), so that
+// after vectorization the accumulators are loop-carried vectors and
+// bufferization writes results straight into the bindings. Strategies
+// (docs/kernels.md):
+// - matmul: register tiles (8 x 2 vectors with 512-bit registers, else 4 x 2
+//   vectors) with every producer (fill) and consumer epilogue fused, the
+//   contraction's reduction tiled by 1 so each step is an outer product
+//   (broadcast A, FMA a row of B into the accumulators);
+// - elementwise: chunks of 4 vectors along the innermost loop;
+// - reduction: one row at a time, each op of the row in chunks of 4
+//   vectors, reductions accumulated in vectors (partial reduction) and
+//   merged once per row;
+// - generic: left to scalar loops.
+// Loops whose trip count the tile does not divide are peeled, so the main
+// part has static shapes and vectorizes; remainders with dynamic shapes stay
+// scalar loops (correct for any size, including 1x1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelCompilerInternal.h"
+
+#include "fleet/Codegen/KernelConfig.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+using namespace mlir;
+
+namespace fleet::codegen::detail {
+
+namespace {
+
+/// Ops with more iterations than this are not vectorized whole (one vector
+/// per iteration space would be huge); they only appear untiled in the
+/// generic strategy.
+constexpr int64_t kMaxVectorizedIterations = 4096;
+
+/// Vector lanes of `type` in the widest native register (at least 4).
+int64_t getLanes(Type type, const TargetInfo &target) {
+  Type element = getElementTypeOrSelf(type);
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
+  return std::max<int64_t>(4, target.vectorBits / std::max<int64_t>(8, bits));
+}
+
+void eraseDeadOps(func::FuncOp func, RewriterBase &rewriter) {
+  SmallVector<Operation *> dead;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    func.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+      if (op != func.getOperation() && isOpTriviallyDead(op)) {
+        rewriter.eraseOp(op);
+        changed = true;
+      }
+    });
+  }
+}
+
+SmallVector<scf::ForOp> asForLoops(ArrayRef<LoopLikeOpInterface> loops) {
+  SmallVector<scf::ForOp> result;
+  for (LoopLikeOpInterface loop : loops)
+    if (auto forOp = dyn_cast<scf::ForOp>(loop.getOperation()))
+      result.push_back(forOp);
+  return result;
+}
+
+/// Tiles `op` with scf.for loops, fusing its producers into the innermost
+/// loop. Returns the loops, outermost first.
+FailureOr<SmallVector<scf::ForOp>> tileAndFuse(RewriterBase &rewriter,
+                                               TilingInterface op,
+                                               ArrayRef<int64_t> tiles) {
+  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
+    return SmallVector<scf::ForOp>();
+  scf::SCFTilingOptions tilingOptions;
+  tilingOptions.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tilingOptions);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> tiled =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
+  if (failed(tiled))
+    return failure();
+  for (auto [original, replacement] : tiled->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  return asForLoops(tiled->loops);
+}
+
+/// Tiles `op` alone (no fusion); reduction loops with a non-zero tile are
+/// tiled as a partial reduction when `partialReduction`, which keeps a
+/// vector of partial results across iterations instead of a scalar.
+FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
+                                          TilingInterface op,
+                                          ArrayRef<int64_t> tiles,
+                                          bool partialReduction) {
+  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
+    return SmallVector<scf::ForOp>();
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
+  if (partialReduction) {
+    SmallVector<unsigned> reductionDims;
+    for (auto [i, iterator] : llvm::enumerate(op.getLoopIteratorTypes()))
+      if (iterator == utils::IteratorType::reduction && tiles[i] != 0)
+        reductionDims.push_back(i);
+    options.setReductionTilingStrategy(
+        ReductionTilingStrategy::PartialReductionOuterReduction);
+    options.setReductionDims(reductionDims);
+  }
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, op, options);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  return asForLoops(tiled->loops);
+}
+
+/// Peels the loops (innermost first) whose step does not divide the trip
+/// count, so their main part has static tile shapes.
+void peelLoops(RewriterBase &rewriter, ArrayRef<scf::ForOp> loops) {
+  for (scf::ForOp loop : llvm::reverse(loops)) {
+    scf::ForOp partial;
+    rewriter.setInsertionPoint(loop);
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, partial);
+  }
+}
+
+/// Canonicalization of every loaded dialect plus the extra patterns.
+LogicalResult simplify(func::FuncOp func,
+                       function_ref<void(RewritePatternSet &)> extra = {}) {
+  MLIRContext *context = func.getContext();
+  RewritePatternSet patterns(context);
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(patterns);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(patterns, context);
+  // A tile of tensor.empty is an empty tile: lets empty-tensor elimination
+  // compute tiles in place in the result binding.
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  if (extra)
+    extra(patterns);
+  if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    return func.emitOpError("kernel simplification did not converge");
+  IRRewriter rewriter(context);
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, func);
+  return success();
+}
+
+/// Vectorizes every linalg op whose iteration space is static and small.
+void vectorizeStaticOps(func::FuncOp func, RewriterBase &rewriter) {
+  SmallVector<linalg::LinalgOp> candidates;
+  func.walk([&](linalg::LinalgOp op) { candidates.push_back(op); });
+  for (linalg::LinalgOp op : candidates) {
+    if (!op.hasPureTensorSemantics())
+      continue;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      continue;
+    int64_t iterations = 1;
+    for (int64_t range : ranges)
+      iterations *= range;
+    if (iterations > kMaxVectorizedIterations)
+      continue;
+    if (failed(linalg::vectorizeOpPrecondition(op)))
+      continue;
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::VectorizationResult> result =
+        linalg::vectorize(rewriter, op);
+    if (failed(result))
+      continue;
+    if (result->replacements.empty())
+      rewriter.eraseOp(op);
+    else
+      rewriter.replaceOp(op, result->replacements);
+  }
+}
+
+/// After vectorization: fold slices into transfers, turn multiply-reduce
+/// into vector.contract, forward stores to loads, and hoist the
+/// accumulators out of the reduction loops (loop-carried vectors).
+LogicalResult cleanupVectors(func::FuncOp func) {
+  auto patterns = [](RewritePatternSet &set) {
+    vector::populateVectorTransferPermutationMapLoweringPatterns(set);
+    vector::populateVectorReductionToContractPatterns(set);
+    vector::populateSinkVectorOpsPatterns(set);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(set);
+    vector::populateCastAwayVectorLeadingOneDimPatterns(set);
+  };
+  if (failed(simplify(func, patterns)))
+    return failure();
+  IRRewriter rewriter(func.getContext());
+  SmallVector<LoopLikeOpInterface> loops;
+  func.walk([&](LoopLikeOpInterface loop) { loops.push_back(loop); });
+  for (LoopLikeOpInterface loop : loops)
+    moveLoopInvariantCode(loop);
+  loops.clear();
+  func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (LoopLikeOpInterface loop : loops)
+    (void)hoistLoopInvariantSubsets(rewriter, loop);
+  return simplify(func, patterns);
+}
+
+LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
+                         const TargetInfo &target, RewriterBase &rewriter) {
+  int64_t lanes = getLanes(root->getResult(0).getType(), target);
+  // 8x32 f32 accumulators fill 16 of 32 zmm registers; with 16 registers
+  // (AVX2) 4 rows keep 8 accumulators plus operands in registers.
+  int64_t rows = target.vectorBits >= 512 ? 8 : 4;
+  int64_t columns = 2 * lanes;
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  SmallVector<int64_t> tiles(iterators.size(), 0);
+  SmallVector<unsigned> parallel;
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::parallel) {
+      tiles[i] = 1;
+      parallel.push_back(i);
+    }
+  if (!parallel.empty())
+    tiles[parallel.back()] = columns;
+  if (parallel.size() >= 2)
+    tiles[parallel[parallel.size() - 2]] = rows;
+  FailureOr<SmallVector<scf::ForOp>> loops =
+      tileAndFuse(rewriter, cast<TilingInterface>(root.getOperation()), tiles);
+  if (failed(loops))
+    return root.emitOpError("could not be tiled into register tiles");
+  eraseDeadOps(func, rewriter);
+  peelLoops(rewriter, *loops);
+  if (failed(simplify(func)))
+    return failure();
+  // One reduction step per iteration: an outer product per step.
+  SmallVector<linalg::LinalgOp> contractions;
+  func.walk([&](linalg::LinalgOp op) {
+    if (linalg::isaContractionOpInterface(op) && op.getNumReductionLoops() > 0)
+      contractions.push_back(op);
+  });
+  for (linalg::LinalgOp op : contractions) {
+    SmallVector<int64_t> steps;
+    for (utils::IteratorType iterator : op.getIteratorTypesArray())
+      steps.push_back(iterator == utils::IteratorType::reduction ? 1 : 0);
+    if (failed(tileOp(rewriter, cast<TilingInterface>(op.getOperation()), steps,
+                      /*partialReduction=*/false)))
+      return op.emitOpError("could not tile the reduction loop");
+  }
+  return success();
+}
+
+LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
+                              const TargetInfo &target,
+                              RewriterBase &rewriter) {
+  int64_t chunk = 4 * getLanes(root->getResult(0).getType(), target);
+  SmallVector<int64_t> tiles(root.getNumLoops(), 1);
+  if (!tiles.empty())
+    tiles.back() = chunk;
+  for (auto [i, iterator] : llvm::enumerate(root.getIteratorTypesArray()))
+    if (iterator != utils::IteratorType::parallel)
+      tiles[i] = 0;
+  FailureOr<SmallVector<scf::ForOp>> loops =
+      tileAndFuse(rewriter, cast<TilingInterface>(root.getOperation()), tiles);
+  if (failed(loops))
+    return root.emitOpError("could not be tiled into vector chunks");
+  eraseDeadOps(func, rewriter);
+  peelLoops(rewriter, *loops);
+  return simplify(func);
+}
+
+LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
+                            const TargetInfo &target, RewriterBase &rewriter) {
+  // Rows: every parallel loop but an innermost parallel one.
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  SmallVector<int64_t> tiles(iterators.size(), 0);
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::parallel &&
+        i + 1 != iterators.size())
+      tiles[i] = 1;
+  if (llvm::any_of(tiles, [](int64_t tile) { return tile != 0; })) {
+    FailureOr<SmallVector<scf::ForOp>> rows = tileAndFuse(
+        rewriter, cast<TilingInterface>(root.getOperation()), tiles);
+    if (failed(rows))
+      return root.emitOpError("could not be tiled into rows");
+    eraseDeadOps(func, rewriter);
+    if (failed(simplify(func)))
+      return failure();
+  }
+  // Each op of a row in vector chunks along its innermost loop.
+  SmallVector<linalg::LinalgOp> ops;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
+        !isa<linalg::FillOp>(op.getOperation()))
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      continue;
+    int64_t chunk = 4 * getLanes(op->getResult(0).getType(), target);
+    SmallVector<int64_t> opTiles(ranges.size(), 0);
+    for (auto [i, range] : llvm::enumerate(ranges))
+      if (range > 1 && i + 1 != ranges.size())
+        opTiles[i] = 1;
+    opTiles.back() = chunk;
+    bool innermostReduces = op.getIteratorTypesArray().back() ==
+                            utils::IteratorType::reduction;
+    auto tilingOp = cast<TilingInterface>(op.getOperation());
+    FailureOr<SmallVector<scf::ForOp>> loops =
+        tileOp(rewriter, tilingOp, opTiles, innermostReduces);
+    if (failed(loops) && innermostReduces)
+      loops = tileOp(rewriter, tilingOp, opTiles, /*partialReduction=*/false);
+    if (failed(loops))
+      return op.emitOpError("could not be tiled into vector chunks");
+    peelLoops(rewriter, *loops);
+  }
+  return simplify(func);
+}
+
+} // namespace
+
+LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
+                               llvm::raw_ostream *dumpStream) {
+  IRRewriter rewriter(func.getContext());
+  linalg::LinalgOp root = findRootOp(func);
+  std::optional<KernelConfig> config =
+      KernelConfig::fromAttr(func->getAttr(kConfigAttrName));
+  KernelKind kind = config ? config->kind
+                    : root ? classifyKernel(func, root)
+                           : KernelKind::Generic;
+  // Nothing to tile without a single root or without loops (0-d ops).
+  if (!root || root.getNumLoops() == 0)
+    kind = KernelKind::Generic;
+  LogicalResult tiled = success();
+  switch (kind) {
+  case KernelKind::Matmul:
+    tiled = tileMatmul(func, root, target, rewriter);
+    break;
+  case KernelKind::Elementwise:
+    tiled = tileElementwise(func, root, target, rewriter);
+    break;
+  case KernelKind::Reduction:
+    tiled = tileReduction(func, root, target, rewriter);
+    break;
+  case KernelKind::Generic:
+    break;
+  }
+  if (failed(tiled))
+    return failure();
+  if (dumpStream)
+    *dumpStream << "// -----// after tiling (" << stringifyKernelKind(kind)
+                << ")\n"
+                << func << "\n";
+  vectorizeStaticOps(func, rewriter);
+  return cleanupVectors(func);
+}
+
+} // namespace fleet::codegen::detail

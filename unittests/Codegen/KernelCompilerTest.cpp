@@ -1,0 +1,501 @@
+//===- KernelCompilerTest.cpp - compiled kernels compute the right values -===//
+//
+// Each test compiles a dispatch module (tensor form, docs/pipeline.md) to an
+// object, loads it with ORC, runs every workgroup through the KernelABI.h
+// entry point and compares with plain C++ loops. Shapes include multiples of
+// the tile sizes, non-multiples and 1x1, with and without
+// codegen-configure-workgroups (a 1x1x1 grid must work too).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelTestUtils.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace fleet::codegen::testing;
+
+namespace {
+
+/// The export/workgroups header every source shares; `$NAME` is the export.
+std::string executable(const std::string &arguments, const std::string &body) {
+  return R"mlir(
+stream.executable private @ex {
+  stream.executable.export public @$NAME workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @$NAME()mlir" +
+         arguments + ") {\n      %c0 = arith.constant 0 : index\n" + body +
+         "      return\n    }\n  }\n}\n";
+}
+
+#define ASSERT_LOADED(kernel)                                                  \
+  ASSERT_TRUE(static_cast<bool>(kernel))                                       \
+      << llvm::toString(kernel.takeError())
+
+void expectNear(const std::vector<float> &actual,
+                const std::vector<float> &expected, float tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    float bound = tolerance * std::max(1.0f, std::fabs(expected[i]));
+    if (!(std::fabs(actual[i] - expected[i]) <= bound)) {
+      if (++mismatches <= 5)
+        ADD_FAILURE() << "element " << i << ": got " << actual[i]
+                      << ", expected " << expected[i];
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise chain: out = max(a * b + c, 0)
+//===----------------------------------------------------------------------===//
+
+const char *kElementwiseBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %2 = stream.binding.subspan %c[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %3 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Mx$Nxf32> to tensor<$Mx$Nxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Mx$Nxf32> to tensor<$Mx$Nxf32>
+      %tc = bufferization.to_tensor %2 restrict : memref<$Mx$Nxf32> to tensor<$Mx$Nxf32>
+      %e = tensor.empty() : tensor<$Mx$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ta, %tb, %tc : tensor<$Mx$Nxf32>, tensor<$Mx$Nxf32>, tensor<$Mx$Nxf32>) outs(%e : tensor<$Mx$Nxf32>) {
+      ^bb0(%x: f32, %y: f32, %z: f32, %out: f32):
+        %m = arith.mulf %x, %y : f32
+        %s = arith.addf %m, %z : f32
+        %zero = arith.constant 0.0 : f32
+        %v = arith.maximumf %s, %zero : f32
+        linalg.yield %v : f32
+      } -> tensor<$Mx$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %3 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+void checkElementwise(int64_t m, int64_t n, bool configure) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %c: "
+                 "!stream.binding, %o: !stream.binding",
+                 kElementwiseBody),
+      {{"$NAME", "elementwise"},
+       {"$M", std::to_string(m)},
+       {"$N", std::to_string(n)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  size_t count = m * n;
+  std::vector<float> a = randomFloats(count, 1), b = randomFloats(count, 2),
+                     c = randomFloats(count, 3), out(count, -7.0f),
+                     expected(count);
+  for (size_t i = 0; i < count; ++i)
+    expected[i] = std::max(a[i] * b[i] + c[i], 0.0f);
+  uint64_t bytes = count * sizeof(float);
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), c.data(), out.data()},
+                             {bytes, bytes, bytes, bytes}),
+            0);
+  expectNear(out, expected, 1e-6f);
+}
+
+TEST(KernelCompiler, ElementwiseChainSmall) { checkElementwise(37, 53, true); }
+TEST(KernelCompiler, ElementwiseChainOneByOne) { checkElementwise(1, 1, true); }
+TEST(KernelCompiler, ElementwiseChainManyWorkgroups) {
+  checkElementwise(300, 1000, true);
+}
+TEST(KernelCompiler, ElementwiseChainSingleWorkgroup) {
+  checkElementwise(300, 1000, false);
+}
+TEST(KernelCompiler, ElementwiseChainOneDimension) {
+  checkElementwise(1, 200003, true);
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul (+ bias + relu epilogue)
+//===----------------------------------------------------------------------===//
+
+const char *kMatmulBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Mx$Kxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Kx$Nxf32>
+      %3 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Mx$Kxf32> to tensor<$Mx$Kxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Kx$Nxf32> to tensor<$Kx$Nxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<$Mx$Nxf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32>
+      %mm = linalg.matmul ins(%ta, %tb : tensor<$Mx$Kxf32>, tensor<$Kx$Nxf32>) outs(%f : tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32>
+)mlir";
+
+const char *kMatmulStore = R"mlir(
+      bufferization.materialize_in_destination %mm in restrict writable %3 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+const char *kBiasReluStore = R"mlir(
+      %2 = stream.binding.subspan %bias[%c0] : !stream.binding -> memref<$Nxf32>
+      %tbias = bufferization.to_tensor %2 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %e2 = tensor.empty() : tensor<$Mx$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%mm, %tbias : tensor<$Mx$Nxf32>, tensor<$Nxf32>) outs(%e2 : tensor<$Mx$Nxf32>) {
+      ^bb0(%x: f32, %y: f32, %out: f32):
+        %s = arith.addf %x, %y : f32
+        %v = arith.maximumf %s, %zero : f32
+        linalg.yield %v : f32
+      } -> tensor<$Mx$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %3 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+void checkMatmul(int64_t m, int64_t n, int64_t k, bool biasRelu,
+                 bool configure = true) {
+  std::string arguments =
+      biasRelu ? "%a: !stream.binding, %b: !stream.binding, %bias: "
+                 "!stream.binding, %o: !stream.binding"
+               : "%a: !stream.binding, %b: !stream.binding, %o: !stream.binding";
+  std::string body =
+      std::string(kMatmulBody) + (biasRelu ? kBiasReluStore : kMatmulStore);
+  std::string source = substitute(
+      executable(arguments, body),
+      {{"$NAME", biasRelu ? "matmul_bias_relu" : "matmul"},
+       {"$M", std::to_string(m)},
+       {"$N", std::to_string(n)},
+       {"$K", std::to_string(k)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  if (configure) {
+    EXPECT_EQ(kernel->kind, "matmul");
+  }
+  std::vector<float> a = randomFloats(m * k, 4), b = randomFloats(k * n, 5),
+                     bias = randomFloats(n, 6), out(m * n, -7.0f),
+                     expected(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l)
+        sum += static_cast<double>(a[i * k + l]) * b[l * n + j];
+      float value = static_cast<float>(sum);
+      if (biasRelu)
+        value = std::max(value + bias[j], 0.0f);
+      expected[i * n + j] = value;
+    }
+  std::vector<void *> bindings = {a.data(), b.data()};
+  std::vector<uint64_t> lengths = {a.size() * 4, b.size() * 4};
+  if (biasRelu) {
+    bindings.push_back(bias.data());
+    lengths.push_back(bias.size() * 4);
+  }
+  bindings.push_back(out.data());
+  lengths.push_back(out.size() * 4);
+  ASSERT_EQ(runAllWorkgroups(*kernel, bindings, lengths), 0);
+  expectNear(out, expected, 1e-4f);
+}
+
+TEST(KernelCompiler, MatmulTileMultiples) { checkMatmul(128, 256, 64, false); }
+TEST(KernelCompiler, MatmulNonSquare) { checkMatmul(96, 160, 48, false); }
+TEST(KernelCompiler, MatmulNotTileMultiples) {
+  checkMatmul(67, 45, 33, false);
+}
+TEST(KernelCompiler, MatmulLargeNotTileMultiples) {
+  checkMatmul(130, 200, 37, false);
+}
+TEST(KernelCompiler, MatmulOneByOne) { checkMatmul(1, 1, 1, false); }
+TEST(KernelCompiler, MatmulSingleWorkgroup) {
+  checkMatmul(67, 45, 33, false, /*configure=*/false);
+}
+TEST(KernelCompiler, MatmulBiasRelu) { checkMatmul(128, 256, 64, true); }
+TEST(KernelCompiler, MatmulBiasReluNotTileMultiples) {
+  checkMatmul(70, 150, 29, true);
+}
+TEST(KernelCompiler, MatmulBiasReluOneByOne) { checkMatmul(1, 1, 1, true); }
+
+} // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Reductions along the innermost dimension
+//===----------------------------------------------------------------------===//
+
+const char *kRowSumBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Rx$Cxf32>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Rxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Rx$Cxf32> to tensor<$Rx$Cxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<$Rxf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<$Rxf32>) -> tensor<$Rxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ta : tensor<$Rx$Cxf32>) outs(%f : tensor<$Rxf32>) {
+      ^bb0(%x: f32, %acc: f32):
+        %s = arith.addf %x, %acc : f32
+        linalg.yield %s : f32
+      } -> tensor<$Rxf32>
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Rxf32>, memref<$Rxf32>) -> ()
+)mlir";
+
+void checkRowSum(int64_t rows, int64_t columns, bool configure = true) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %o: !stream.binding", kRowSumBody),
+      {{"$NAME", "row_sum"},
+       {"$R", std::to_string(rows)},
+       {"$C", std::to_string(columns)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  if (configure) {
+    EXPECT_EQ(kernel->kind, "reduction");
+  }
+  std::vector<float> a = randomFloats(rows * columns, 7), out(rows, -7.0f),
+                     expected(rows);
+  for (int64_t i = 0; i < rows; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < columns; ++j)
+      sum += a[i * columns + j];
+    expected[i] = static_cast<float>(sum);
+  }
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), out.data()},
+                             {a.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-4f);
+}
+
+TEST(KernelCompiler, RowSum) { checkRowSum(37, 129); }
+TEST(KernelCompiler, RowSumManyWorkgroups) { checkRowSum(1000, 300); }
+TEST(KernelCompiler, RowSumOneByOne) { checkRowSum(1, 1); }
+TEST(KernelCompiler, RowSumSingleWorkgroup) { checkRowSum(37, 129, false); }
+
+/// softmax(x) along rows: max, exp(x - max), sum, divide.
+const char *kSoftmaxBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Rx$Cxf32>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Rx$Cxf32>
+      %x = bufferization.to_tensor %0 restrict : memref<$Rx$Cxf32> to tensor<$Rx$Cxf32>
+      %lowest = arith.constant 0xFF800000 : f32
+      %zero = arith.constant 0.0 : f32
+      %er = tensor.empty() : tensor<$Rxf32>
+      %minit = linalg.fill ins(%lowest : f32) outs(%er : tensor<$Rxf32>) -> tensor<$Rxf32>
+      %max = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<$Rx$Cxf32>) outs(%minit : tensor<$Rxf32>) {
+      ^bb0(%v: f32, %acc: f32):
+        %m = arith.maximumf %v, %acc : f32
+        linalg.yield %m : f32
+      } -> tensor<$Rxf32>
+      %ex = tensor.empty() : tensor<$Rx$Cxf32>
+      %exp = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %max : tensor<$Rx$Cxf32>, tensor<$Rxf32>) outs(%ex : tensor<$Rx$Cxf32>) {
+      ^bb0(%v: f32, %m: f32, %out: f32):
+        %d = arith.subf %v, %m : f32
+        %e = math.exp %d : f32
+        linalg.yield %e : f32
+      } -> tensor<$Rx$Cxf32>
+      %sinit = linalg.fill ins(%zero : f32) outs(%er : tensor<$Rxf32>) -> tensor<$Rxf32>
+      %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%exp : tensor<$Rx$Cxf32>) outs(%sinit : tensor<$Rxf32>) {
+      ^bb0(%v: f32, %acc: f32):
+        %s = arith.addf %v, %acc : f32
+        linalg.yield %s : f32
+      } -> tensor<$Rxf32>
+      %eo = tensor.empty() : tensor<$Rx$Cxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%exp, %sum : tensor<$Rx$Cxf32>, tensor<$Rxf32>) outs(%eo : tensor<$Rx$Cxf32>) {
+      ^bb0(%e: f32, %s: f32, %out: f32):
+        %q = arith.divf %e, %s : f32
+        linalg.yield %q : f32
+      } -> tensor<$Rx$Cxf32>
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Rx$Cxf32>, memref<$Rx$Cxf32>) -> ()
+)mlir";
+
+void checkSoftmax(int64_t rows, int64_t columns, bool configure = true) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %o: !stream.binding", kSoftmaxBody),
+      {{"$NAME", "softmax"},
+       {"$R", std::to_string(rows)},
+       {"$C", std::to_string(columns)}});
+  auto kernel = compileAndLoad(source, {configure});
+  ASSERT_LOADED(kernel);
+  std::vector<float> x = randomFloats(rows * columns, 8);
+  for (float &v : x)
+    v *= 8.0f;
+  std::vector<float> out(x.size(), -7.0f), expected(x.size());
+  for (int64_t i = 0; i < rows; ++i) {
+    float max = -INFINITY;
+    for (int64_t j = 0; j < columns; ++j)
+      max = std::max(max, x[i * columns + j]);
+    double sum = 0;
+    for (int64_t j = 0; j < columns; ++j)
+      sum += std::exp(static_cast<double>(x[i * columns + j] - max));
+    for (int64_t j = 0; j < columns; ++j)
+      expected[i * columns + j] = static_cast<float>(
+          std::exp(static_cast<double>(x[i * columns + j] - max)) / sum);
+  }
+  ASSERT_EQ(runAllWorkgroups(*kernel, {x.data(), out.data()},
+                             {x.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-5f);
+}
+
+TEST(KernelCompiler, Softmax) { checkSoftmax(19, 67); }
+TEST(KernelCompiler, SoftmaxManyWorkgroups) { checkSoftmax(300, 1000); }
+TEST(KernelCompiler, SoftmaxOneByOne) { checkSoftmax(1, 1); }
+
+//===----------------------------------------------------------------------===//
+// Push constants and binding offsets (KernelABI.h)
+//===----------------------------------------------------------------------===//
+
+/// out = a * s + k, with a read at a byte offset that is itself a push
+/// constant: f32 (one word), i64 and index (two words each).
+const char *kScaleBody = R"mlir(
+      %0 = stream.binding.subspan %a[%offset] : !stream.binding -> memref<$Nxf32>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %kf = arith.sitofp %k : i64 to f32
+      %e = tensor.empty() : tensor<$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ta : tensor<$Nxf32>) outs(%e : tensor<$Nxf32>) {
+      ^bb0(%x: f32, %out: f32):
+        %m = arith.mulf %x, %s : f32
+        %v = arith.addf %m, %kf : f32
+        linalg.yield %v : f32
+      } -> tensor<$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Nxf32>, memref<$Nxf32>) -> ()
+)mlir";
+
+TEST(KernelCompiler, PushConstantsAndBindingOffsets) {
+  const int64_t n = 1000;
+  std::string source = substitute(
+      executable("%a: !stream.binding, %o: !stream.binding, %s: f32, %k: i64, "
+                 "%offset: index",
+                 kScaleBody),
+      {{"$NAME", "scale"}, {"$N", std::to_string(n)}});
+  auto kernel = compileAndLoad(source);
+  ASSERT_LOADED(kernel);
+  const int64_t skip = 3; // elements before the viewed range
+  std::vector<float> a = randomFloats(n + skip, 9), out(n, -7.0f), expected(n);
+  float scale = 2.5f;
+  int64_t k = -(int64_t(1) << 33) + 7; // needs the high word
+  for (int64_t i = 0; i < n; ++i)
+    expected[i] = a[i + skip] * scale + static_cast<float>(k);
+  uint32_t scaleWord;
+  std::memcpy(&scaleWord, &scale, 4);
+  uint64_t kBits = static_cast<uint64_t>(k);
+  uint64_t offset = skip * sizeof(float);
+  std::vector<uint32_t> constants = {
+      scaleWord, static_cast<uint32_t>(kBits), static_cast<uint32_t>(kBits >> 32),
+      static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)};
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), out.data()},
+                             {a.size() * 4, out.size() * 4}, constants),
+            0);
+  expectNear(out, expected, 1e-6f);
+}
+
+TEST(KernelCompiler, UnknownTargetCPUIsAnError) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %c: "
+                 "!stream.binding, %o: !stream.binding",
+                 kElementwiseBody),
+      {{"$NAME", "elementwise"}, {"$M", "4"}, {"$N", "4"}});
+  auto kernel = compileAndLoad(source, {true, "not-a-cpu"});
+  ASSERT_FALSE(static_cast<bool>(kernel));
+  std::string message = llvm::toString(kernel.takeError());
+  EXPECT_NE(message.find("unknown target CPU 'not-a-cpu'"), std::string::npos)
+      << message;
+}
+
+TEST(KernelCompiler, NamedTargetCPU) {
+  // x86-64-v3 (AVX2, 256-bit vectors) picks 4-row register tiles.
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+                 std::string(kMatmulBody) + kMatmulStore),
+      {{"$NAME", "matmul"}, {"$M", "40"}, {"$N", "48"}, {"$K", "16"}});
+  auto kernel = compileAndLoad(source, {true, "x86-64-v3"});
+  ASSERT_LOADED(kernel);
+  std::vector<float> a = randomFloats(40 * 16, 1), b = randomFloats(16 * 48, 2),
+                     out(40 * 48), expected(40 * 48, 0.0f);
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 48; ++j)
+      for (int l = 0; l < 16; ++l)
+        expected[i * 48 + j] += a[i * 16 + l] * b[l * 48 + j];
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), out.data()},
+                             {a.size() * 4, b.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-4f);
+}
+
+} // namespace
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Edge cases: reduction-only contraction, 0-d result, transposed operand
+//===----------------------------------------------------------------------===//
+
+/// dot(a, b) into a 0-d tensor: a contraction with no parallel loop.
+const char *kDotBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Nxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Nxf32>
+      %2 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<f32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Nxf32> to tensor<$Nxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<f32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+      %d = linalg.dot ins(%ta, %tb : tensor<$Nxf32>, tensor<$Nxf32>) outs(%f : tensor<f32>) -> tensor<f32>
+      bufferization.materialize_in_destination %d in restrict writable %2 : (tensor<f32>, memref<f32>) -> ()
+)mlir";
+
+TEST(KernelCompiler, DotProductReductionOnly) {
+  const int64_t n = 1001;
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+                 kDotBody),
+      {{"$NAME", "dot"}, {"$N", std::to_string(n)}});
+  auto kernel = compileAndLoad(source);
+  ASSERT_LOADED(kernel);
+  std::vector<float> a = randomFloats(n, 10), b = randomFloats(n, 11),
+                     out(1, -7.0f);
+  double expected = 0;
+  for (int64_t i = 0; i < n; ++i)
+    expected += static_cast<double>(a[i]) * b[i];
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), out.data()},
+                             {a.size() * 4, b.size() * 4, 4}),
+            0);
+  expectNear(out, {static_cast<float>(expected)}, 1e-4f);
+}
+
+/// out = a * b^T with b given as (N, K): a generic contraction whose B map
+/// is transposed.
+const char *kMatmulTransposeBBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Mx$Kxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Nx$Kxf32>
+      %2 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Mx$Nxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Mx$Kxf32> to tensor<$Mx$Kxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Nx$Kxf32> to tensor<$Nx$Kxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<$Mx$Nxf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<$Mx$Nxf32>) -> tensor<$Mx$Nxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ta, %tb : tensor<$Mx$Kxf32>, tensor<$Nx$Kxf32>) outs(%f : tensor<$Mx$Nxf32>) {
+      ^bb0(%x: f32, %y: f32, %acc: f32):
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %p : f32
+        linalg.yield %s : f32
+      } -> tensor<$Mx$Nxf32>
+      bufferization.materialize_in_destination %r in restrict writable %2 : (tensor<$Mx$Nxf32>, memref<$Mx$Nxf32>) -> ()
+)mlir";
+
+TEST(KernelCompiler, MatmulTransposedOperand) {
+  const int64_t m = 70, n = 90, k = 33;
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+                 kMatmulTransposeBBody),
+      {{"$NAME", "matmul_transpose_b"},
+       {"$M", std::to_string(m)},
+       {"$N", std::to_string(n)},
+       {"$K", std::to_string(k)}});
+  auto kernel = compileAndLoad(source);
+  ASSERT_LOADED(kernel);
+  EXPECT_EQ(kernel->kind, "matmul");
+  std::vector<float> a = randomFloats(m * k, 12), b = randomFloats(n * k, 13),
+                     out(m * n, -7.0f), expected(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t l = 0; l < k; ++l)
+        sum += static_cast<double>(a[i * k + l]) * b[j * k + l];
+      expected[i * n + j] = static_cast<float>(sum);
+    }
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), out.data()},
+                             {a.size() * 4, b.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 1e-4f);
+}
+
+} // namespace
