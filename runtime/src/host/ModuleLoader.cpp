@@ -472,8 +472,12 @@ Status ModuleLoader::runInitializers() {
 
 hal::StatusOr<std::unique_ptr<Module>> ModuleLoader::load(ModuleOp op) {
   uint64_t start = hal::monotonicNanoseconds();
+  // input-convert-to-util records the name of a hoisted inner module as
+  // fleet.module_name; a top-level `module @name` keeps its own symbol.
   if (auto name = op->getAttrOfType<StringAttr>("fleet.module_name"))
     module_->name_ = name.getValue().str();
+  else if (std::optional<StringRef> symbol = op.getSymName())
+    module_->name_ = symbol->str();
   for (const std::unique_ptr<Module> &loaded : context_.modules())
     if (!module_->name_.empty() && loaded->name() == module_->name_)
       return failure("a module named '" + module_->name_ +
