@@ -345,9 +345,12 @@ hal::StatusOr<HostTensor> parseTensor(std::string_view input) {
                       "': unknown element type '", typeName,
                       "' (known: i1, i8, i16, i32, i64, si8..si64, "
                       "ui8..ui64, f16, bf16, f32, f64)");
-  uint64_t count = tensor.elementCount();
   size_t elementBytes = et::byteSize(tensor.elementType);
-  if (count > (uint64_t(1) << 34) / elementBytes)
+  uint64_t count = 1;
+  bool overflow = false;
+  for (int64_t dim : tensor.shape)
+    overflow |= __builtin_mul_overflow(count, uint64_t(dim), &count);
+  if (overflow || count > (uint64_t(1) << 34) / elementBytes)
     return makeStatus(StatusCode::InvalidArgument, "'", typePart,
                       "' is too large for a host tensor");
   tensor.bytes.assign(count * elementBytes, 0);
