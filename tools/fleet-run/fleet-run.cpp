@@ -79,6 +79,11 @@ static cl::opt<std::string>
     traceFile("trace",
               cl::desc("Write a Chrome/Perfetto trace of the run (JSON)"),
               cl::value_desc("file"), cl::cat(category));
+static cl::opt<unsigned> hostWaitTimeoutMs(
+    "host_wait_timeout_ms",
+    cl::desc("Bound every host wait (the program's hal.fence.await and "
+             "fleet-run's own) to this many milliseconds; 0 = no bound"),
+    cl::init(0), cl::cat(category));
 static cl::opt<bool> printStatistics(
     "print_statistics",
     cl::desc("Print device, host-wait, topology and load statistics to "
@@ -238,9 +243,14 @@ buildArguments(host::Context &context, const host::Function &function) {
 }
 
 /// A result as a host tensor (scalars become rank-0 tensors).
+hal::Timeout hostWait() {
+  return hostWaitTimeoutMs ? hal::Timeout::milliseconds(hostWaitTimeoutMs)
+                           : hal::Timeout::infinite();
+}
+
 hal::StatusOr<tooling::HostTensor> resultTensor(const host::Value &value) {
   if (hal::BufferView *view = value.asBufferView())
-    return tooling::downloadTensor(*view, hal::Timeout::infinite());
+    return tooling::downloadTensor(*view, hostWait());
   if (value.isReference())
     return hal::makeStatus(hal::StatusCode::InvalidArgument, "a ",
                            host::typeName(value.type()),
@@ -365,6 +375,7 @@ int run() {
     return fail(context.status().toString());
   Reporting reporting;
   reporting.context = context->get();
+  (*context)->setHostWaitLimit(hostWaitTimeoutMs);
   for (const std::string &path : modules) {
     auto module = (*context)->loadArtifactFile(path);
     if (!module.ok())
@@ -397,7 +408,7 @@ int run() {
   std::vector<host::Value> results;
   hal::Status status = (*context)->invoke(*function, *arguments, results);
   if (status.ok() && signalFence)
-    status = signalFence->wait(hal::Timeout::infinite())
+    status = signalFence->wait(hostWait())
                  .withContext("@" + function->qualifiedName() +
                               ": its signal fence failed");
   if (!status.ok()) {

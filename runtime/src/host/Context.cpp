@@ -56,8 +56,10 @@ Context::~Context() {
   // Pending queue ops may run kernels of this context's executables and read
   // its constants: let the devices drain before modules go (bounded; the
   // ops retain what they touch, so a timeout only delays the release).
+  uint64_t bound = hostWaitLimitMilliseconds_ ? hostWaitLimitMilliseconds_
+                                               : 10000;
   for (hal::Device *device : devicePointers_)
-    device->waitIdle(hal::Timeout::milliseconds(10000)).ignoreError();
+    device->waitIdle(hal::Timeout::milliseconds(bound)).ignoreError();
   while (!modules_.empty())
     modules_.pop_back();
 }

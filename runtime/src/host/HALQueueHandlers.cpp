@@ -10,6 +10,7 @@
 
 #include "fleet/runtime/hal/Device.h"
 
+#include <algorithm>
 #include <new>
 #include <type_traits>
 
@@ -120,6 +121,9 @@ const Instr *fenceAwait(Frame &frame, const Instr *instr) {
   for (size_t i = 0; i < count; ++i)
     fences[i] = refAs<Fence>(frame, instr->slots[i]);
   auto millis = int32_t(uint32_t(frame.scalars[instr->slots[count]]));
+  uint64_t limit = frame.state->context->hostWaitLimit();
+  if (limit && (millis < 0 || uint64_t(millis) > limit))
+    millis = int32_t(std::min<uint64_t>(limit, INT32_MAX));
   hal::Timeout timeout = millis < 0 ? hal::Timeout::infinite()
                          : millis == 0
                              ? hal::Timeout::immediate()

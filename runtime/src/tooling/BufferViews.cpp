@@ -39,9 +39,11 @@ hal::StatusOr<HostTensor> downloadTensor(const hal::BufferView &view,
   HostTensor tensor;
   tensor.shape = view.shape();
   tensor.elementType = view.elementType();
-  uint64_t length =
-      tensor.elementCount() * hal::element_type::byteSize(view.elementType());
-  if (length > view.byteLength())
+  uint64_t length = 0;
+  if (__builtin_mul_overflow(tensor.elementCount(),
+                             hal::element_type::byteSize(view.elementType()),
+                             &length) ||
+      length > view.byteLength())
     return makeStatus(StatusCode::OutOfRange, "buffer view ",
                       view.typeString(), " needs ", length,
                       " bytes but its range holds ", view.byteLength());

@@ -175,9 +175,12 @@ hal::StatusOr<HostTensor> decodeOne(std::string_view bytes, size_t &offset,
     tensor.shape.push_back(dim);
   }
   size_t elementBytes = et::byteSize(*type);
-  uint64_t count = tensor.elementCount();
+  uint64_t count = 1;
+  bool overflow = false;
+  for (int64_t dim : tensor.shape)
+    overflow |= __builtin_mul_overflow(count, uint64_t(dim), &count);
   size_t dataStart = prefix + headerLength;
-  if (count > (rest.size() - dataStart) / elementBytes)
+  if (overflow || count > (rest.size() - dataStart) / elementBytes)
     return bad("truncated data (" + std::to_string(rest.size() - dataStart) +
                " bytes for " + tensor.typeString() + ")");
   tensor.bytes.assign(rest.data() + dataStart,

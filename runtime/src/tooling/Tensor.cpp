@@ -255,6 +255,17 @@ std::string trim(std::string_view text) {
 std::string formatElement(const HostTensor &tensor, size_t index) {
   ElementType type = tensor.elementType;
   size_t bytes = et::byteSize(type);
+  if (!supported(type)) {
+    // Element types without a text form print as hex bytes (IREE does too).
+    static const char digits[] = "0123456789ABCDEF";
+    std::string hex;
+    for (size_t i = 0; i < bytes; ++i) {
+      uint8_t byte = tensor.bytes[index * bytes + i];
+      hex += digits[byte >> 4];
+      hex += digits[byte & 15];
+    }
+    return hex;
+  }
   uint64_t raw = 0;
   std::memcpy(&raw, tensor.bytes.data() + index * bytes, isFloat(type) ? 0 : bytes);
   char text[64];
@@ -275,6 +286,8 @@ std::string formatElement(const HostTensor &tensor, size_t index) {
 double elementAsDouble(const HostTensor &tensor, size_t index) {
   ElementType type = tensor.elementType;
   size_t bytes = et::byteSize(type);
+  if (!supported(type))
+    return std::nan("");
   const uint8_t *p = tensor.bytes.data() + index * bytes;
   if (type == et::kF32) {
     float v;
@@ -443,7 +456,7 @@ std::optional<std::string> compareTensors(const HostTensor &actual,
   size_t bytes = et::byteSize(actual.elementType);
   for (uint64_t i = 0; i < count; ++i) {
     bool match;
-    if (isFloat(actual.elementType)) {
+    if (isFloat(actual.elementType) && supported(actual.elementType)) {
       double a = elementAsDouble(actual, i), e = elementAsDouble(expected, i);
       match = (std::isnan(a) && std::isnan(e)) || a == e ||
               std::fabs(a - e) <= tolerance;

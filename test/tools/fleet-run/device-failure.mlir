@@ -31,6 +31,12 @@
 // RUN: not fleet-run --module=%t.fleet --device=local-sync --function=host_fail 2>&1 | FileCheck %s --check-prefix=HOST
 // HOST: error: CANCELLED: host gave up: failed by the host program (hal.fence.fail in @host_fail)
 
+// A program that waits on a fence nothing signals: --host_wait_timeout_ms
+// bounds the wait (the default waits as long as the program says).
+// RUN: not fleet-run --module=%t.fleet --device=local-task --function=deadlock --host_wait_timeout_ms=100 2>&1 | FileCheck %s --check-prefix=DEADLOCK
+// DEADLOCK: error: DEADLINE_EXCEEDED: waiting forever: {{.*}}
+// DEADLOCK-NEXT: at util.status.check_ok
+
 module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 1 : i64} {
   util.global private @__device_0 = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   hal.executable private @kernels {
@@ -73,6 +79,18 @@ module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 
     util.status.check_ok %status, "device work failed"
     %view = hal.buffer_view.create buffer(%out : !hal.buffer)[%c0, %c16] shape([%c4]) type(%f32) encoding(%dense) : !hal.buffer_view
     util.return %view : !hal.buffer_view
+  }
+
+  util.func public @deadlock() {
+    %cm1_i32 = arith.constant -1 : i32
+    %q = arith.constant -1 : i64
+    %device = util.global.load immutable @__device_0 : !hal.device
+    %never = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence
+    %done = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.barrier<%device : !hal.device> affinity(%q) wait(%never) signal(%done) flags("None")
+    %status = hal.fence.await until([%done]) timeout_millis(%cm1_i32) flags("None") : i32
+    util.status.check_ok %status, "waiting forever"
+    util.return
   }
 
   util.func public @host_fail() {

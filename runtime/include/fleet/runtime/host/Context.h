@@ -188,6 +188,15 @@ public:
   hal::Status invoke(const Function &function, hal::Span<const Value> arguments,
                      std::vector<Value> &results);
 
+  /// Bounds every `hal.fence.await` of the host program (0, the default,
+  /// keeps the program's own timeouts). A program that waits on a fence
+  /// nothing will signal then ends with DEADLINE_EXCEEDED instead of
+  /// waiting forever (tests, fuzzing; fleet-run --host_wait_timeout_ms).
+  void setHostWaitLimit(uint64_t milliseconds) {
+    hostWaitLimitMilliseconds_ = milliseconds;
+  }
+  uint64_t hostWaitLimit() const { return hostWaitLimitMilliseconds_; }
+
   /// The ORC loader, created on first use.
   hal::StatusOr<hal::ExecutableLoader *> executableLoader();
 
@@ -200,6 +209,7 @@ private:
   hal::Ref<hal::DeviceGroup> group_;
   std::unique_ptr<hal::ExecutableLoader> loader_;
   std::vector<std::unique_ptr<Module>> modules_;
+  uint64_t hostWaitLimitMilliseconds_ = 0;
 };
 
 /// One line per module: load time split into read / compile / executables /
