@@ -421,6 +421,7 @@ Status ModuleLoader::loadExecutables() {
           bytes.push_back(uint8_t(byte.getZExtValue()));
         // Export names by ordinal (declaration order when absent).
         std::vector<std::string> names;
+        std::vector<std::optional<hal::ExportLayout>> layouts;
         size_t position = 0;
         for (auto exportOp : chosen.getBlock().getOps<halir::ExecutableExportOp>()) {
           size_t ordinal = exportOp.getOrdinal()
@@ -431,9 +432,16 @@ Status ModuleLoader::loadExecutables() {
             error(exportOp, "export ordinal too large");
             return failure("bad executable export");
           }
-          if (names.size() <= ordinal)
+          if (names.size() <= ordinal) {
             names.resize(ordinal + 1);
+            layouts.resize(ordinal + 1);
+          }
           names[ordinal] = exportOp.getSymName().str();
+          // Dispatches are checked against the layout (Executable.h).
+          halir::PipelineLayoutAttr layout = exportOp.getLayout();
+          layouts[ordinal] = hal::ExportLayout{
+              uint32_t(layout.getBindings().size()),
+              uint32_t(layout.getConstants())};
         }
         auto loader = context_.executableLoader();
         if (!loader.ok())
@@ -441,7 +449,7 @@ Status ModuleLoader::loadExecutables() {
         uint64_t start = hal::monotonicNanoseconds();
         auto result = (*loader)->load(
             table->name, hal::Span<const uint8_t>(bytes.data(), bytes.size()),
-            names);
+            names, layouts);
         module_->statistics_.executableLoadNanoseconds +=
             hal::monotonicNanoseconds() - start;
         if (!result.ok()) {
