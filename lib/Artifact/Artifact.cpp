@@ -87,10 +87,12 @@ OwningOpRef<ModuleOp> readArtifact(llvm::MemoryBufferRef buffer,
   StringRef bytes = buffer.getBuffer();
   if (auto producer = findProducer(bytes)) {
     StringRef text = bytes.substr(producer->first, producer->second);
-    if (text.starts_with("fleet")) {
-      StringRef digits = text.drop_front(kChecksumProducer.size());
-      if (!text.starts_with(kChecksumProducer) ||
-          digits.size() != kChecksumDigits) {
+    // A bare "fleet" is an artifact written before checksums existed.
+    if (text.starts_with("fleet") && text != "fleet") {
+      StringRef digits = text.starts_with(kChecksumProducer)
+                             ? text.drop_front(kChecksumProducer.size())
+                             : StringRef();
+      if (digits.size() != kChecksumDigits) {
         error = (name + ": corrupt artifact: damaged header (producer '" +
                  text + "')")
                     .str();

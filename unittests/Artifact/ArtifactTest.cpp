@@ -119,6 +119,13 @@ TEST_F(ArtifactTest, ChecksumRejectsEveryChangedByte) {
   header[producer + 2] = 'X'; // "flXet": no longer a Fleet checksum header
   std::string error;
   EXPECT_TRUE(read(header, error)) << "bytecode of another producer: " << error;
+  // Damaged producers starting with "fleet" are rejected, not parsed.
+  for (const char *producerText : {"fleet xxh3=12", "fleetX", "fleet "}) {
+    std::string shortened = bytes.substr(0, producer) + producerText +
+                            bytes.substr(bytes.find('\0', producer));
+    EXPECT_FALSE(read(shortened, error)) << producerText;
+    EXPECT_NE(error.find("damaged header"), std::string::npos) << error;
+  }
   std::string damaged = bytes;
   damaged[producer + 11] = 'z';
   EXPECT_FALSE(read(damaged, error));

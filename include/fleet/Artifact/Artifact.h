@@ -15,7 +15,8 @@
 // reader can reject a damaged file before MLIR's bytecode reader sees it
 // (which does not validate every count of corrupted input). Bytecode from
 // other producers (e.g. `fleet-opt --emit-bytecode` of hand-written host IR)
-// carries no checksum and is read as is.
+// and artifacts written before checksums (producer `fleet`) carry none and
+// are read as is.
 //
 // Thread-safety: stateless functions; the MLIRContext passed in must not be
 // used concurrently by the caller while reading.
