@@ -80,6 +80,33 @@ FailureOr<Value> loadDevice(OpBuilder &builder, Location loc, ModuleOp module,
       .getResult();
 }
 
+/// Gives `func` the ABI form of `type`: tensors become buffer views and, for
+/// coarse fences, a wait and a signal fence are appended (with empty argument
+/// attributes) and the convention is recorded. Returns the argument types.
+SmallVector<Type> setABISignature(util::FuncOp func, FunctionType type,
+                                  bool coarseFences) {
+  MLIRContext *context = func.getContext();
+  SmallVector<Type> argTypes, resultTypes;
+  for (Type t : type.getInputs())
+    argTypes.push_back(abiType(t));
+  for (Type t : type.getResults())
+    resultTypes.push_back(abiType(t));
+  if (coarseFences) {
+    auto fenceType = hal::FenceType::get(context);
+    argTypes.push_back(fenceType);
+    argTypes.push_back(fenceType);
+    if (ArrayAttr argAttrs = func.getArgAttrsAttr()) {
+      SmallVector<Attribute> attrs(argAttrs.begin(), argAttrs.end());
+      attrs.append(2, DictionaryAttr::get(context));
+      func.setArgAttrsAttr(ArrayAttr::get(context, attrs));
+    }
+    func->setAttr(kConventionAttr, coarseFencesAttr(context));
+  }
+  func.setFunctionTypeAttr(
+      TypeAttr::get(FunctionType::get(context, argTypes, resultTypes)));
+  return argTypes;
+}
+
 //===----------------------------------------------------------------------===//
 // Exports
 //===----------------------------------------------------------------------===//
@@ -105,24 +132,7 @@ LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
   if (defaultAffinity)
     func->setAttr("stream.affinity", defaultAffinity);
 
-  SmallVector<Type> argTypes, resultTypes;
-  for (Type t : type.getInputs())
-    argTypes.push_back(abiType(t));
-  for (Type t : type.getResults())
-    resultTypes.push_back(abiType(t));
-  auto fenceType = hal::FenceType::get(context);
-  if (coarseFences) {
-    argTypes.push_back(fenceType);
-    argTypes.push_back(fenceType);
-    if (ArrayAttr argAttrs = wrapper.getArgAttrsAttr()) {
-      SmallVector<Attribute> attrs(argAttrs.begin(), argAttrs.end());
-      attrs.append(2, DictionaryAttr::get(context));
-      wrapper.setArgAttrsAttr(ArrayAttr::get(context, attrs));
-    }
-    wrapper->setAttr(kConventionAttr, coarseFencesAttr(context));
-  }
-  wrapper.setFunctionTypeAttr(
-      TypeAttr::get(FunctionType::get(context, argTypes, resultTypes)));
+  SmallVector<Type> argTypes = setABISignature(wrapper, type, coarseFences);
   wrapper->removeAttr(kModelAttr);
   wrapper->setAttr(kStubAttr, UnitAttr::get(context));
 
@@ -237,24 +247,8 @@ LogicalResult wrapImport(ModuleOp module, util::FuncOp decl,
           decl.getSymNameAttr(), shim.getSymNameAttr(), module)))
     return decl.emitError() << "cannot redirect calls to the import shim";
 
-  SmallVector<Type> argTypes, resultTypes;
-  for (Type t : type.getInputs())
-    argTypes.push_back(abiType(t));
-  for (Type t : type.getResults())
-    resultTypes.push_back(abiType(t));
+  setABISignature(decl, type, coarseFences);
   auto fenceType = hal::FenceType::get(context);
-  if (coarseFences) {
-    argTypes.push_back(fenceType);
-    argTypes.push_back(fenceType);
-    if (ArrayAttr argAttrs = decl.getArgAttrsAttr()) {
-      SmallVector<Attribute> attrs(argAttrs.begin(), argAttrs.end());
-      attrs.append(2, DictionaryAttr::get(context));
-      decl.setArgAttrsAttr(ArrayAttr::get(context, attrs));
-    }
-    decl->setAttr(kConventionAttr, coarseFencesAttr(context));
-  }
-  decl.setFunctionTypeAttr(
-      TypeAttr::get(FunctionType::get(context, argTypes, resultTypes)));
 
   Block *entry = shim.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(entry);

@@ -56,6 +56,37 @@ StatusOr<Ref<Buffer>> Allocator::createUncommitted(MemoryType type,
       new Buffer(Ref<Device>(&device_), type, usage, byteSize));
 }
 
+void *Allocator::takeCached(uint64_t roundedSize) {
+  std::lock_guard<std::mutex> lock(cacheMutex_);
+  auto it = cache_.find(roundedSize);
+  if (it == cache_.end() || it->second.empty())
+    return nullptr;
+  void *memory = it->second.back();
+  it->second.pop_back();
+  cachedBytes_ -= roundedSize;
+  return memory;
+}
+
+bool Allocator::putCached(void *memory, uint64_t roundedSize) {
+  std::lock_guard<std::mutex> lock(cacheMutex_);
+  if (cachedBytes_ + roundedSize > kMaxCachedBytes)
+    return false;
+  cache_[roundedSize].push_back(memory);
+  cachedBytes_ += roundedSize;
+  return true;
+}
+
+void Allocator::trimCache() {
+  std::lock_guard<std::mutex> lock(cacheMutex_);
+  for (auto &[size, blocks] : cache_)
+    for (void *memory : blocks)
+      std::free(memory);
+  cache_.clear();
+  cachedBytes_ = 0;
+}
+
+Allocator::~Allocator() { trimCache(); }
+
 Status Allocator::commit(Buffer &buffer) {
   // Sizes the host program computes may be anything: one whose rounding
   // would wrap must not turn into a tiny allocation behind a huge buffer.
@@ -67,7 +98,9 @@ Status Allocator::commit(Buffer &buffer) {
                      kAlignment;
   if (rounded == 0)
     rounded = kAlignment;
-  void *memory = std::aligned_alloc(kAlignment, rounded);
+  void *memory = takeCached(rounded);
+  if (!memory)
+    memory = std::aligned_alloc(kAlignment, rounded);
   if (!memory)
     return makeStatus(StatusCode::ResourceExhausted, "device '",
                       device_.name(), "' is out of memory allocating ",
@@ -92,7 +125,12 @@ void Allocator::decommit(Buffer &buffer) {
   uint8_t *memory = buffer.storage_.exchange(nullptr, std::memory_order_acq_rel);
   if (!memory || !buffer.ownsStorage_)
     return;
-  std::free(memory);
+  uint64_t rounded = (buffer.byteSize() + kAlignment - 1) / kAlignment *
+                     kAlignment;
+  if (rounded == 0)
+    rounded = kAlignment;
+  if (!putCached(memory, rounded))
+    std::free(memory);
   buffer.ownsStorage_ = false;
   deallocations_.fetch_add(1, std::memory_order_relaxed);
   bytesLive_.fetch_sub(buffer.byteSize(), std::memory_order_relaxed);

@@ -255,12 +255,16 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   llvm::sort(ordered, [](Operation *a, Operation *b) {
     return a->getBlock() == b->getBlock() ? a->isBeforeInBlock(b) : a < b;
   });
+  // Result views come first too, so every later rewrite of the body (e.g.
+  // workgroup tiling, which takes subviews of them) finds them defined.
+  SmallVector<Value> resultViews;
+  for (auto [i, type] : llvm::enumerate(rootOp->getResultTypes()))
+    resultViews.push_back(
+        subspan(tensorInputs.size() + i, cast<RankedTensorType>(type)));
   for (Operation *op : ordered)
     b.clone(*op, mapping);
   Operation *newRoot = b.clone(*rootOp, mapping);
-  for (auto [i, result] : llvm::enumerate(newRoot->getResults())) {
-    auto type = cast<RankedTensorType>(result.getType());
-    Value memref = subspan(tensorInputs.size() + i, type);
+  for (auto [result, memref] : llvm::zip(newRoot->getResults(), resultViews)) {
     auto store = bufferization::MaterializeInDestinationOp::create(
         b, loc, TypeRange{}, result, memref);
     store.setRestrict(true);

@@ -18,6 +18,7 @@
 #include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
 #include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "stream-elide-async-copies"
@@ -32,12 +33,6 @@ using namespace fleet;
 using namespace fleet::stream;
 
 namespace {
-
-StringRef getDeviceName(Attribute affinity) {
-  if (auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity))
-    return device.getDevice().getRootReference().getValue();
-  return {};
-}
 
 struct ElideAsyncCopiesPass
     : public fleet::stream::impl::ElideAsyncCopiesPassBase<
@@ -68,8 +63,8 @@ struct ElideAsyncCopiesPass
                                 << "\n");
         return;
       }
-      StringRef source = getDeviceName(transfer.getSourceAffinityAttr());
-      StringRef target = getDeviceName(transfer.getTargetAffinityAttr());
+      StringRef source = getAffinityDeviceName(transfer.getSourceAffinityAttr());
+      StringRef target = getAffinityDeviceName(transfer.getTargetAffinityAttr());
       if (source.empty() || target.empty()) {
         LLVM_DEBUG(llvm::dbgs() << "kept (affinity not a device): "
                                 << transfer << "\n");

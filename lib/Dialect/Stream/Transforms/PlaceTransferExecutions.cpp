@@ -19,6 +19,7 @@
 
 #include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
 
@@ -34,14 +35,6 @@ using namespace fleet;
 using namespace fleet::stream;
 
 namespace {
-
-bool canExecuteTogether(Attribute a, Attribute b) {
-  if (!a || !b || a == b)
-    return true;
-  if (auto affinity = dyn_cast<AffinityAttrInterface>(a))
-    return affinity.isExecutableWith(b);
-  return false;
-}
 
 /// The pin a use fixes, if any (AffinityAnalysis rule 4, per use).
 Attribute getUsePin(OpOperand &use) {

@@ -51,12 +51,6 @@ using namespace fleet::stream;
 
 namespace {
 
-StringRef getDeviceName(Attribute affinity) {
-  if (auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity))
-    return device.getDevice().getRootReference().getValue();
-  return {};
-}
-
 /// Converts the async ops of one execute region into commands.
 class CommandBuilder {
 public:
@@ -143,17 +137,17 @@ LogicalResult CommandBuilder::convert(Operation *op) {
         Value target = lookup(op.getResult());
         Value size = op.getSourceSize();
         Attribute execution = op.getAffinityAttr();
-        StringRef runsOn = getDeviceName(execution ? execution : affinity);
+        StringRef runsOn = getAffinityDeviceName(execution ? execution : affinity);
         // Acquire a range another device flushed, release one another
         // device reads (design.md §3; explicit even on coherent memory).
         Attribute from = op.getSourceAffinityAttr();
-        if (from && getDeviceName(from) != runsOn)
+        if (from && getAffinityDeviceName(from) != runsOn)
           CmdInvalidateOp::create(builder, loc, source, size, zero, size,
                                   from);
         CmdCopyOp::create(builder, loc, source, size, zero, target,
                           op.getResultSize(), zero, size);
         Attribute to = op.getTargetAffinityAttr();
-        if (to && getDeviceName(to) != runsOn)
+        if (to && getAffinityDeviceName(to) != runsOn)
           CmdFlushOp::create(builder, loc, target, op.getResultSize(), zero,
                              op.getResultSize(), to);
         return success();
@@ -266,7 +260,7 @@ Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
   SmallVector<Attribute> distinct;
   for (Attribute affinity : touching) {
     bool seen = llvm::any_of(distinct, [&](Attribute other) {
-      return devices.isSameDevice(getDeviceName(other), getDeviceName(affinity));
+      return devices.isSameDevice(getAffinityDeviceName(other), getAffinityDeviceName(affinity));
     });
     if (!seen)
       distinct.push_back(affinity);
@@ -274,8 +268,8 @@ Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
   if (distinct.size() <= 1)
     return producer;
   llvm::stable_sort(distinct, [&](Attribute a, Attribute b) {
-    return devices.getIndex(getDeviceName(a)) <
-           devices.getIndex(getDeviceName(b));
+    return devices.getIndex(getAffinityDeviceName(a)) <
+           devices.getIndex(getAffinityDeviceName(b));
   });
   return hal::DeviceOptimalAttr::get(execute.getContext(), distinct);
 }
@@ -306,12 +300,33 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
     capture(operand, size);
   }
 
-  // Results: allocate unless the region yields a capture (tied).
+  // Results: allocate unless the region yields a capture, or a value written
+  // in place into one (update/fill/copy and other tied results): then the
+  // capture's storage is the result (e.g. caller-provided output storage).
+  auto traceToCapture = [&](Value value) -> Value {
+    while (value) {
+      if (auto arg = dyn_cast<BlockArgument>(value))
+        return arg.getOwner() == &body
+                   ? execute.getResourceOperands()[arg.getArgNumber()]
+                   : Value();
+      Operation *producer = value.getDefiningOp();
+      if (auto update = dyn_cast<AsyncUpdateOp>(producer))
+        value = update.getTarget();
+      else if (auto fill = dyn_cast<AsyncFillOp>(producer))
+        value = fill.getTarget();
+      else if (auto copy = dyn_cast<AsyncCopyOp>(producer))
+        value = copy.getTarget();
+      else if (auto tied = dyn_cast<util::TiedOpInterface>(producer))
+        value = tied.getTiedResultOperand(value);
+      else
+        return {};
+    }
+    return {};
+  };
   SmallVector<Value> resultBuffers;
   for (auto [i, yielded] : llvm::enumerate(yield.getResourceOperands())) {
-    if (auto arg = dyn_cast<BlockArgument>(yielded);
-        arg && arg.getOwner() == &body) {
-      resultBuffers.push_back(execute.getResourceOperands()[arg.getArgNumber()]);
+    if (Value capture = traceToCapture(yielded)) {
+      resultBuffers.push_back(capture);
       continue;
     }
     Value size = execute.getResultSizes()[i];
@@ -433,6 +448,11 @@ void Allocator::deallocateBetweenRegions(Block &block) {
         last = reader;
       timepoints.push_back(reader.getResultTimepoint());
     }
+    // Free on the queue of the last reader: its queue has nothing of this
+    // value left to do, while queueing a wait on another device's work on
+    // the producer's in-order queue would hold back the producer's next
+    // region (pipelining, Fleet issue 12).
+    affinity = last.getAffinityAttr();
     OpBuilder builder(block.getParentOp()->getContext());
     builder.setInsertionPointAfter(last);
     Location loc = last.getLoc();

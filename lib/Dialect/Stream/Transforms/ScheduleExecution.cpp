@@ -70,14 +70,6 @@ Attribute getAffinity(Operation *op) {
   return {};
 }
 
-bool canExecuteTogether(Attribute a, Attribute b) {
-  if (!a || !b || a == b)
-    return true;
-  if (auto affinity = dyn_cast<AffinityAttrInterface>(a))
-    return affinity.isExecutableWith(b);
-  return false;
-}
-
 class BlockScheduler {
 public:
   explicit BlockScheduler(Block &block) : block(block) {}
@@ -166,8 +158,32 @@ void forwardAwaitsToTimelineAwareOps(Block &block) {
   }
 }
 
+/// A host wait read only by timepoint barriers is no wait at all: each
+/// barrier's value is the awaited resource and its timepoint the awaited
+/// one (barriers feed fences: a coarse-fences call reading the result of
+/// another one chains on the device timeline, design.md §4).
+void forwardAwaitsToBarriers(Block &block) {
+  for (auto await :
+       llvm::make_early_inc_range(block.getOps<TimepointAwaitOp>())) {
+    if (await->use_empty() ||
+        !llvm::all_of(await->getUsers(), llvm::IsaPred<TimepointBarrierOp>))
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(await->getUsers())) {
+      auto barrier = cast<TimepointBarrierOp>(user);
+      unsigned index = cast<OpResult>(barrier.getResource()).getResultNumber();
+      barrier.getResult().replaceAllUsesWith(
+          await.getResourceOperands()[index]);
+      barrier.getResultTimepoint().replaceAllUsesWith(
+          await.getAwaitTimepoint());
+      barrier.erase();
+    }
+    await.erase();
+  }
+}
+
 void BlockScheduler::partition() {
   importSignals(block);
+  forwardAwaitsToBarriers(block);
   forwardAwaitsToTimelineAwareOps(block);
   for (Operation &op : block) {
     // A device op reading a host-awaited value waits for the timepoint

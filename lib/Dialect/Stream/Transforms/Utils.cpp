@@ -2,6 +2,7 @@
 
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 
+#include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -49,6 +50,20 @@ Value joinTimepoints(OpBuilder &builder, Location loc, ValueRange timepoints) {
                                  TimepointType::get(builder.getContext()),
                                  timepoints)
       .getResult();
+}
+
+bool canExecuteTogether(Attribute a, Attribute b) {
+  if (!a || !b || a == b)
+    return true;
+  if (auto affinity = dyn_cast<AffinityAttrInterface>(a))
+    return affinity.isExecutableWith(b);
+  return false;
+}
+
+StringRef getAffinityDeviceName(Attribute affinity) {
+  if (auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity))
+    return device.getDevice().getRootReference().getValue();
+  return {};
 }
 
 } // namespace fleet::stream

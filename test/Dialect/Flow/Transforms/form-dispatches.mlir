@@ -12,11 +12,11 @@
 // CHECK: func.func @chain_dispatch_0_elementwise_4_f32(%arg0: !stream.binding, %arg1: !stream.binding, %arg2: !stream.binding)
 // CHECK-DAG: stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<4xf32>
 // CHECK-DAG: stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<4xf32>
-// CHECK: bufferization.to_tensor %{{.+}} restrict
+// CHECK-DAG: %[[OUT:.+]] = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<4xf32>
+// CHECK-DAG: bufferization.to_tensor %{{.+}} restrict
 // CHECK: linalg.generic
 // CHECK: math.absf
 // CHECK: arith.mulf
-// CHECK: %[[OUT:.+]] = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<4xf32>
 // CHECK: bufferization.materialize_in_destination %{{.+}} in restrict writable %[[OUT]]
 util.func public @chain(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = math.absf %a : tensor<4xf32>

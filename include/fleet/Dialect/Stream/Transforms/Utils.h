@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace fleet::stream {
 
@@ -17,6 +18,14 @@ mlir::Value getResourceSize(mlir::OpBuilder &builder, mlir::Location loc,
 /// `stream.timepoint.join`.
 mlir::Value joinTimepoints(mlir::OpBuilder &builder, mlir::Location loc,
                            mlir::ValueRange timepoints);
+
+/// design.md §3 canExecuteTogether: equal, either null, or compatible per
+/// AffinityAttrInterface (same device, one queue mask containing the other).
+bool canExecuteTogether(mlir::Attribute a, mlir::Attribute b);
+
+/// The device global an `#hal.device.affinity` names, or "" for other (or
+/// null) affinities.
+llvm::StringRef getAffinityDeviceName(mlir::Attribute affinity);
 
 } // namespace fleet::stream
 

@@ -25,6 +25,9 @@
 #include "fleet/runtime/hal/Buffer.h"
 
 #include <atomic>
+#include <vector>
+#include <unordered_map>
+#include <mutex>
 #include <functional>
 
 namespace fleet::runtime::hal {
@@ -72,8 +75,23 @@ public:
   Status commit(Buffer &buffer);
   void decommit(Buffer &buffer);
 
+  /// Frees the storage blocks kept for reuse (the destructor does too).
+  void trimCache();
+  ~Allocator();
+
 private:
+  /// Freed storage is kept per rounded size and reused by the next commit of
+  /// that size, up to kMaxCachedBytes in all: its pages are already faulted
+  /// in, which made fresh allocations dominate pipelined runs (measured on
+  /// the transformer sample: ~85% of device busy time in queue allocas).
+  static constexpr uint64_t kMaxCachedBytes = 256ull << 20;
+  void *takeCached(uint64_t roundedSize);
+  bool putCached(void *memory, uint64_t roundedSize);
+
   Device &device_;
+  std::mutex cacheMutex_;
+  std::unordered_map<uint64_t, std::vector<void *>> cache_;
+  uint64_t cachedBytes_ = 0;
   std::atomic<uint64_t> bytesLive_{0};
   std::atomic<uint64_t> bytesPeak_{0};
   std::atomic<uint64_t> allocations_{0};
