@@ -14,8 +14,11 @@ config.test_exec_root = os.path.join(config.fleet_obj_root, "test")
 
 # FileCheck and not are installed as FileCheck-22 etc.; the unsuffixed names
 # live in the LLVM tools dir (build-recipe.md pitfall 6).
+# with_environment(append_path=True) puts the directory in front of the
+# existing PATH; append_path=False would replace PATH altogether (then only
+# the substituted tools, not split-file, sed or python3, could be found).
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.fleet_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.fleet_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
 config.substitutions.append(("%python", config.python_executable))

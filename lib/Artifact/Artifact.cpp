@@ -8,11 +8,43 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/xxhash.h"
+
+#include <optional>
 
 using namespace mlir;
 
 namespace fleet {
+
+namespace {
+
+constexpr llvm::StringLiteral kChecksumProducer = "fleet xxh3=";
+constexpr size_t kChecksumDigits = 16;
+
+/// Offset and length of the bytecode header's producer string: after the
+/// 4-byte magic and the version (a PrefixVarInt: the trailing zero bits of
+/// its first byte count its extra bytes; 0 means 8 extra bytes).
+std::optional<std::pair<size_t, size_t>> findProducer(StringRef bytes) {
+  if (bytes.size() < 6)
+    return std::nullopt;
+  uint8_t first = uint8_t(bytes[4]);
+  size_t versionBytes = first ? size_t(llvm::countr_zero(first)) + 1 : 9;
+  size_t start = 4 + versionBytes;
+  size_t end = bytes.find('\0', start);
+  if (start > bytes.size() || end == StringRef::npos)
+    return std::nullopt;
+  return std::make_pair(start, end - start);
+}
+
+std::string checksumText(StringRef payload) {
+  return llvm::utohexstr(llvm::xxh3_64bits(payload), /*LowerCase=*/true,
+                         /*Width=*/kChecksumDigits);
+}
+
+} // namespace
 
 LogicalResult writeArtifact(ModuleOp module, llvm::raw_ostream &os) {
   Builder builder(module.getContext());
@@ -20,8 +52,25 @@ LogicalResult writeArtifact(ModuleOp module, llvm::raw_ostream &os) {
                   builder.getI64IntegerAttr(kArtifactVersion));
   module->setAttr("fleet.kernel_abi_version",
                   builder.getI64IntegerAttr(FLEET_KERNEL_ABI_VERSION));
-  BytecodeWriterConfig config("fleet");
-  return writeBytecodeToFile(module, os, config);
+  // Write with a placeholder checksum of fixed width, then fill it in.
+  std::string placeholder =
+      (kChecksumProducer + std::string(kChecksumDigits, '0')).str();
+  BytecodeWriterConfig config(placeholder);
+  std::string bytes;
+  llvm::raw_string_ostream buffer(bytes);
+  if (failed(writeBytecodeToFile(module, buffer, config)))
+    return failure();
+  buffer.flush();
+  auto producer = findProducer(bytes);
+  if (!producer || StringRef(bytes).substr(producer->first, producer->second) !=
+                       placeholder)
+    return module.emitError("artifact writer: unexpected bytecode header");
+  size_t payload = producer->first + producer->second + 1;
+  std::string sum = checksumText(StringRef(bytes).drop_front(payload));
+  bytes.replace(producer->first + kChecksumProducer.size(), kChecksumDigits,
+                sum);
+  os << bytes;
+  return success();
 }
 
 OwningOpRef<ModuleOp> readArtifact(llvm::MemoryBufferRef buffer,
@@ -32,6 +81,31 @@ OwningOpRef<ModuleOp> readArtifact(llvm::MemoryBufferRef buffer,
                     "written by fleet-compile?)")
                 .str();
     return {};
+  }
+  // Artifacts of fleet-compile carry a checksum: check it before MLIR's
+  // bytecode reader parses possibly damaged counts (Artifact.h).
+  StringRef bytes = buffer.getBuffer();
+  if (auto producer = findProducer(bytes)) {
+    StringRef text = bytes.substr(producer->first, producer->second);
+    // A bare "fleet" is an artifact written before checksums existed.
+    if (text.starts_with("fleet") && text != "fleet") {
+      StringRef digits = text.starts_with(kChecksumProducer)
+                             ? text.drop_front(kChecksumProducer.size())
+                             : StringRef();
+      if (digits.size() != kChecksumDigits) {
+        error = (name + ": corrupt artifact: damaged header (producer '" +
+                 text + "')")
+                    .str();
+        return {};
+      }
+      size_t payload = producer->first + producer->second + 1;
+      if (digits != checksumText(bytes.drop_front(payload))) {
+        error = (name + ": corrupt artifact: checksum mismatch (the file "
+                        "changed after fleet-compile wrote it)")
+                    .str();
+        return {};
+      }
+    }
   }
   // Collect the first diagnostic instead of printing it, so the caller gets
   // one message naming the file.

@@ -99,6 +99,39 @@ TEST_F(ArtifactTest, RejectsCorruptBytes) {
   }
 }
 
+TEST_F(ArtifactTest, ChecksumRejectsEveryChangedByte) {
+  // The producer string carries the XXH3 hash of the rest (Artifact.h), so
+  // any change after the header is caught before MLIR parses the bytecode.
+  auto [bytes, text] = write();
+  size_t producer = bytes.find("fleet xxh3=");
+  ASSERT_NE(producer, std::string::npos);
+  size_t payload = bytes.find('\0', producer) + 1;
+  for (size_t pos = payload; pos < bytes.size(); pos += 3) {
+    std::string corrupt = bytes;
+    corrupt[pos] = static_cast<char>(corrupt[pos] ^ 0x01);
+    std::string error;
+    EXPECT_FALSE(read(corrupt, error)) << "byte " << pos;
+    EXPECT_NE(error.find("test.fleet: corrupt artifact: checksum mismatch"),
+              std::string::npos)
+        << error;
+  }
+  std::string header = bytes;
+  header[producer + 2] = 'X'; // "flXet": no longer a Fleet checksum header
+  std::string error;
+  EXPECT_TRUE(read(header, error)) << "bytecode of another producer: " << error;
+  // Damaged producers starting with "fleet" are rejected, not parsed.
+  for (const char *producerText : {"fleet xxh3=12", "fleetX", "fleet "}) {
+    std::string shortened = bytes.substr(0, producer) + producerText +
+                            bytes.substr(bytes.find('\0', producer));
+    EXPECT_FALSE(read(shortened, error)) << producerText;
+    EXPECT_NE(error.find("damaged header"), std::string::npos) << error;
+  }
+  std::string damaged = bytes;
+  damaged[producer + 11] = 'z';
+  EXPECT_FALSE(read(damaged, error));
+  EXPECT_NE(error.find("checksum mismatch"), std::string::npos) << error;
+}
+
 TEST_F(ArtifactTest, RejectsOtherFormatVersions) {
   auto module = mlir::parseSourceString<mlir::ModuleOp>(kModule, context.get());
   ASSERT_TRUE(module);

@@ -141,6 +141,17 @@ TEST(BufferTest, AllocatorCountsLiveBytes) {
   EXPECT_EQ(statistics.deallocations, 2u);
 }
 
+TEST(BufferTest, HugeSizesFailInsteadOfWrapping) {
+  // Host programs compute sizes; 2^64 - 1 must not round to a small block.
+  Ref<Device> device = makeDevice("local-sync");
+  for (uint64_t size : {~uint64_t(0), ~uint64_t(0) - 3, uint64_t(1) << 62}) {
+    auto buffer = device->allocator().allocate(
+        MemoryType::HostLocal, BufferUsage::Transfer, size);
+    ASSERT_FALSE(buffer.ok()) << size;
+    EXPECT_EQ(buffer.status().code(), StatusCode::ResourceExhausted);
+  }
+}
+
 TEST(BufferTest, ImportedHostMemoryIsReleasedByCallback) {
   Ref<Device> device = makeDevice("local-sync");
   std::vector<uint32_t> memory = {1, 2, 3, 4};

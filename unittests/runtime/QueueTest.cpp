@@ -259,6 +259,16 @@ TEST_P(QueueTest, CommandBufferRecordingIsValidated) {
   BindingRef ok[] = {BindingRef::of(*buffer)};
   status = commands->dispatch(*executable, 5, counts, {}, ok);
   EXPECT_TRUE(contains(status.message(), "export ordinal 5"));
+  // An export with a layout takes exactly its bindings and constants.
+  FLEET_ASSERT_OK_AND_ASSIGN(
+      Ref<Executable> laidOut,
+      Executable::create("laid_out", {{"add_constant", addConstantKernel,
+                                       ExportLayout{2, 1}}}));
+  status = commands->dispatch(*laidOut, 0, counts, {}, ok);
+  EXPECT_TRUE(contains(status.message(),
+                       "export 'add_constant' of executable 'laid_out' takes "
+                       "2 bindings and 1 push constants (its layout), but the "
+                       "dispatch passes 1 and 0"));
   BindingRef badSlot[] = {BindingRef::ofSlot(3)};
   status = commands->dispatch(*executable, 0, counts, {}, badSlot);
   EXPECT_TRUE(contains(status.message(), "slot 3"));

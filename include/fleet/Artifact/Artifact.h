@@ -9,6 +9,15 @@
 // A reader rejects other versions, non-bytecode input and truncated or
 // corrupt files with a message naming the file and the problem.
 //
+// Integrity: the writer sets the bytecode's producer string to
+// `fleet xxh3=<16 hex digits>`, the XXH3-64 hash of every byte after the
+// producer, so the file stays plain MLIR bytecode (fleet-opt reads it) and a
+// reader can reject a damaged file before MLIR's bytecode reader sees it
+// (which does not validate every count of corrupted input). Bytecode from
+// other producers (e.g. `fleet-opt --emit-bytecode` of hand-written host IR)
+// and artifacts written before checksums (producer `fleet`) carry none and
+// are read as is.
+//
 // Thread-safety: stateless functions; the MLIRContext passed in must not be
 // used concurrently by the caller while reading.
 //

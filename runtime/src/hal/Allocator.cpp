@@ -88,6 +88,12 @@ void Allocator::trimCache() {
 Allocator::~Allocator() { trimCache(); }
 
 Status Allocator::commit(Buffer &buffer) {
+  // Sizes the host program computes may be anything: one whose rounding
+  // would wrap must not turn into a tiny allocation behind a huge buffer.
+  if (buffer.byteSize() > ~uint64_t(0) - kAlignment)
+    return makeStatus(StatusCode::ResourceExhausted, "device '",
+                      device_.name(), "' cannot allocate ", buffer.byteSize(),
+                      " bytes");
   uint64_t rounded = (buffer.byteSize() + kAlignment - 1) / kAlignment *
                      kAlignment;
   if (rounded == 0)

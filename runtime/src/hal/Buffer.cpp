@@ -93,13 +93,19 @@ BufferView::create(Ref<Buffer> buffer, uint64_t offset, uint64_t length,
                          buffer->resolveRange(kOperation, "view", offset,
                                               length));
   uint64_t elements = 1;
+  bool overflow = false;
   for (int64_t dim : shape) {
     if (dim < 0)
       return makeStatus(StatusCode::InvalidArgument, kOperation,
                         ": negative dimension ", dim);
-    elements *= uint64_t(dim);
+    overflow |= __builtin_mul_overflow(elements, uint64_t(dim), &elements);
   }
-  uint64_t needed = elements * element_type::byteSize(elementType);
+  uint64_t needed = 0;
+  overflow |= __builtin_mul_overflow(
+      elements, element_type::byteSize(elementType), &needed);
+  if (overflow)
+    return makeStatus(StatusCode::OutOfRange, kOperation,
+                      ": the shape's byte size overflows 64 bits");
   if (needed > resolved)
     return makeStatus(StatusCode::OutOfRange, kOperation, ": shape needs ",
                       needed, " bytes of ", elementTypeName(elementType),

@@ -110,6 +110,15 @@ Status CommandBuffer::dispatch(Executable &executable, uint32_t ordinal,
                       ordinal, " of executable '", executable.name(),
                       "' is out of range (", executable.exportCount(),
                       " exports)");
+  if (const std::optional<ExportLayout> &layout = executable.layout(ordinal);
+      layout && (layout->bindingCount != bindings.size() ||
+                 layout->constantCount != constants.size()))
+    return makeStatus(StatusCode::InvalidArgument, kOperation, ": export '",
+                      executable.exportName(ordinal), "' of executable '",
+                      executable.name(), "' takes ", layout->bindingCount,
+                      " bindings and ", layout->constantCount,
+                      " push constants (its layout), but the dispatch passes ",
+                      bindings.size(), " and ", constants.size());
   size_t bindingsBefore = bindings_.size();
   uint32_t slotsBefore = slotsUsed_;
   size_t buffersBefore = buffers_.size();

@@ -92,7 +92,8 @@ StatusOr<std::unique_ptr<ExecutableLoader>> ExecutableLoader::create() {
 
 StatusOr<Ref<Executable>>
 ExecutableLoader::load(const std::string &name, Span<const uint8_t> object,
-                       const std::vector<std::string> &exportNames) {
+                       const std::vector<std::string> &exportNames,
+                       const std::vector<std::optional<ExportLayout>> &layouts) {
   uint64_t start = monotonicNanoseconds();
   sessionErrors.clear();
   auto code = std::make_shared<LoadedCode>();
@@ -127,8 +128,11 @@ ExecutableLoader::load(const std::string &name, Span<const uint8_t> object,
                         "': export '", exportName,
                         "' cannot be resolved: ",
                         withSessionErrors(address.takeError()));
-    exports.push_back(
-        ExecutableExport{exportName, address->toPtr<fleet_kernel_fn_t>()});
+    std::optional<ExportLayout> layout;
+    if (exports.size() < layouts.size())
+      layout = layouts[exports.size()];
+    exports.push_back(ExecutableExport{
+        exportName, address->toPtr<fleet_kernel_fn_t>(), layout});
   }
   FLEET_ASSIGN_OR_RETURN(Ref<Executable> executable,
                          Executable::create(name, std::move(exports), code));

@@ -10,7 +10,9 @@
 // command buffers that record a dispatch retain the executable.
 // Thread safety: immutable after creation; kernels may run concurrently.
 // Failure behaviour: create() rejects duplicate or empty names and null
-// functions; lookupExport() returns NotFound naming the export.
+// functions; lookupExport() returns NotFound naming the export. Exports with
+// a layout make CommandBuffer::dispatch reject other binding and constant
+// counts.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_RUNTIME_HAL_EXECUTABLE_H
@@ -21,14 +23,26 @@
 #include "fleet/runtime/hal/Status.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace fleet::runtime::hal {
 
+/// What an export's pipeline layout (`#hal.pipeline.layout`) declares: a
+/// dispatch must pass exactly this many bindings and push-constant words,
+/// or the kernel would read past the arrays it is given.
+struct ExportLayout {
+  uint32_t bindingCount = 0;
+  uint32_t constantCount = 0;
+};
+
 struct ExecutableExport {
   std::string name;
   fleet_kernel_fn_t function = nullptr;
+  /// Unknown for executables built without one (tests): then dispatches
+  /// are not checked against it.
+  std::optional<ExportLayout> layout;
 };
 
 class Executable final : public RefCounted {
@@ -46,6 +60,9 @@ public:
   }
   fleet_kernel_fn_t function(uint32_t ordinal) const {
     return exports_[ordinal].function;
+  }
+  const std::optional<ExportLayout> &layout(uint32_t ordinal) const {
+    return exports_[ordinal].layout;
   }
   StatusOr<uint32_t> lookupExport(std::string_view name) const;
 

@@ -43,10 +43,12 @@ public:
   static StatusOr<std::unique_ptr<ExecutableLoader>> create();
   ~ExecutableLoader();
 
-  /// Export i of the result is `exportNames[i]` (ordinal i).
-  StatusOr<Ref<Executable>> load(const std::string &name,
-                                 Span<const uint8_t> object,
-                                 const std::vector<std::string> &exportNames);
+  /// Export i of the result is `exportNames[i]` (ordinal i), with layout
+  /// `layouts[i]` when given (Executable.h).
+  StatusOr<Ref<Executable>>
+  load(const std::string &name, Span<const uint8_t> object,
+       const std::vector<std::string> &exportNames,
+       const std::vector<std::optional<ExportLayout>> &layouts = {});
 
   LoaderStatistics statistics() const;
 

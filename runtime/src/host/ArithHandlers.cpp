@@ -1,0 +1,359 @@
+//===- ArithHandlers.cpp - arith ops on host scalars ---------------------===//
+//
+// Integers are stored zero-extended from their width (Value.h). Binary
+// integer records are [a, b, result] with imm = the width's mask and
+// imm2 = the sign-extension shift (64 - width); casts are [a, result] with
+// imm = the result's mask and imm2 = the operand's shift. Floats are f32 or
+// f64 bit patterns. Where MLIR leaves a result undefined (division by zero,
+// signed overflow of a 64-bit division) the op fails with a message instead
+// of trapping the process; oversized shifts give 0 (or the sign), and
+// out-of-range float-to-integer conversions saturate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+namespace fleet::runtime::host {
+
+using hal::makeStatus;
+using hal::StatusCode;
+
+namespace {
+
+template <typename T> T loadFloat(uint64_t bits) {
+  T value;
+  if constexpr (sizeof(T) == 4) {
+    uint32_t narrow = uint32_t(bits);
+    std::memcpy(&value, &narrow, sizeof(value));
+  } else {
+    std::memcpy(&value, &bits, sizeof(value));
+  }
+  return value;
+}
+
+template <typename T> uint64_t storeFloat(T value) {
+  if constexpr (sizeof(T) == 4) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return bits;
+  } else {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return bits;
+  }
+}
+
+// ---- integers --------------------------------------------------------------
+
+#define FLEET_INT_BINARY(NAME, EXPR)                                           \
+  const Instr *NAME(Frame &frame, const Instr *instr) {                        \
+    const uint32_t *s = instr->slots;                                          \
+    uint64_t a = frame.scalars[s[0]], b = frame.scalars[s[1]];                 \
+    int64_t shift = instr->imm2;                                               \
+    (void)shift;                                                               \
+    frame.scalars[s[2]] = uint64_t(EXPR) & uint64_t(instr->imm);               \
+    return instr + 1;                                                          \
+  }
+
+#define SA signExtend(a, shift)
+#define SB signExtend(b, shift)
+FLEET_INT_BINARY(addI, a + b)
+FLEET_INT_BINARY(subI, a - b)
+FLEET_INT_BINARY(mulI, a *b)
+FLEET_INT_BINARY(andI, a &b)
+FLEET_INT_BINARY(orI, a | b)
+FLEET_INT_BINARY(xorI, a ^ b)
+FLEET_INT_BINARY(maxSI, SA > SB ? a : b)
+FLEET_INT_BINARY(minSI, SA < SB ? a : b)
+FLEET_INT_BINARY(maxUI, a > b ? a : b)
+FLEET_INT_BINARY(minUI, a < b ? a : b)
+// Shifts by the width or more are poison in MLIR; give 0 / the sign.
+FLEET_INT_BINARY(shlI, b >= uint64_t(64 - shift) ? 0 : a << b)
+FLEET_INT_BINARY(shrUI, b >= uint64_t(64 - shift) ? 0 : a >> b)
+FLEET_INT_BINARY(shrSI, b >= uint64_t(64 - shift) ? (SA < 0 ? -1 : 0)
+                                                  : SA >> b)
+#undef FLEET_INT_BINARY
+
+const Instr *divideByZero(Frame &frame, const Instr *instr) {
+  return failOp(frame, instr,
+                makeStatus(StatusCode::InvalidArgument, "integer division by "
+                                                        "zero"));
+}
+
+/// Signed division whose quotient does not fit (INT_MIN / -1 at 64 bits;
+/// narrower widths are computed in 64 bits and wrap like LLVM's).
+bool overflows(int64_t a, int64_t b) {
+  return a == std::numeric_limits<int64_t>::min() && b == -1;
+}
+
+#define FLEET_INT_DIVISION(NAME, SIGNED, EXPR)                                 \
+  const Instr *NAME(Frame &frame, const Instr *instr) {                        \
+    const uint32_t *s = instr->slots;                                          \
+    uint64_t a = frame.scalars[s[0]], b = frame.scalars[s[1]];                 \
+    int64_t shift = instr->imm2;                                               \
+    if (b == 0)                                                                \
+      return divideByZero(frame, instr);                                       \
+    if (SIGNED && overflows(SA, SB))                                           \
+      return failOp(frame, instr,                                              \
+                    makeStatus(StatusCode::OutOfRange,                         \
+                               "signed division overflows"));                  \
+    frame.scalars[s[2]] = uint64_t(EXPR) & uint64_t(instr->imm);               \
+    return instr + 1;                                                          \
+  }
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t ceilDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+
+FLEET_INT_DIVISION(divSI, true, SA / SB)
+FLEET_INT_DIVISION(remSI, true, SA % SB)
+FLEET_INT_DIVISION(divUI, false, a / b)
+FLEET_INT_DIVISION(remUI, false, a % b)
+FLEET_INT_DIVISION(floorDivSI, true, floorDiv(SA, SB))
+FLEET_INT_DIVISION(ceilDivSI, true, ceilDiv(SA, SB))
+FLEET_INT_DIVISION(ceilDivUI, false, a / b + (a % b != 0 ? 1 : 0))
+#undef FLEET_INT_DIVISION
+
+// arith::CmpIPredicate order: eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge.
+#define FLEET_CMPI(NAME, EXPR)                                                 \
+  const Instr *NAME(Frame &frame, const Instr *instr) {                        \
+    const uint32_t *s = instr->slots;                                          \
+    uint64_t a = frame.scalars[s[0]], b = frame.scalars[s[1]];                 \
+    int64_t shift = instr->imm2;                                               \
+    (void)shift;                                                               \
+    frame.scalars[s[2]] = (EXPR) ? 1 : 0;                                      \
+    return instr + 1;                                                          \
+  }
+FLEET_CMPI(cmpEq, a == b)
+FLEET_CMPI(cmpNe, a != b)
+FLEET_CMPI(cmpSlt, SA < SB)
+FLEET_CMPI(cmpSle, SA <= SB)
+FLEET_CMPI(cmpSgt, SA > SB)
+FLEET_CMPI(cmpSge, SA >= SB)
+FLEET_CMPI(cmpUlt, a < b)
+FLEET_CMPI(cmpUle, a <= b)
+FLEET_CMPI(cmpUgt, a > b)
+FLEET_CMPI(cmpUge, a >= b)
+#undef FLEET_CMPI
+#undef SA
+#undef SB
+
+// ---- floats ----------------------------------------------------------------
+
+template <typename T, T (*F)(T, T)>
+const Instr *floatBinary(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  T a = loadFloat<T>(frame.scalars[s[0]]), b = loadFloat<T>(frame.scalars[s[1]]);
+  frame.scalars[s[2]] = storeFloat<T>(F(a, b));
+  return instr + 1;
+}
+
+template <typename T> T addF(T a, T b) { return a + b; }
+template <typename T> T subF(T a, T b) { return a - b; }
+template <typename T> T mulF(T a, T b) { return a * b; }
+template <typename T> T divF(T a, T b) { return a / b; }
+template <typename T> T remF(T a, T b) { return std::fmod(a, b); }
+// maximumf/minimumf propagate NaN and order -0 < +0; maxnumf/minnumf return
+// the non-NaN operand (IEEE maxNum/minNum).
+template <typename T> T maximumF(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+template <typename T> T minimumF(T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+template <typename T> T maxNumF(T a, T b) { return std::fmax(a, b); }
+template <typename T> T minNumF(T a, T b) { return std::fmin(a, b); }
+
+template <typename T> const Instr *negF(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  frame.scalars[s[1]] = storeFloat<T>(-loadFloat<T>(frame.scalars[s[0]]));
+  return instr + 1;
+}
+
+/// imm2 = arith::CmpFPredicate.
+template <typename T> const Instr *cmpF(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  T a = loadFloat<T>(frame.scalars[s[0]]), b = loadFloat<T>(frame.scalars[s[1]]);
+  bool unordered = std::isnan(a) || std::isnan(b);
+  bool result = false;
+  switch (instr->imm2) {
+  case 0: result = false; break;                           // false
+  case 1: result = !unordered && a == b; break;            // oeq
+  case 2: result = !unordered && a > b; break;             // ogt
+  case 3: result = !unordered && a >= b; break;            // oge
+  case 4: result = !unordered && a < b; break;             // olt
+  case 5: result = !unordered && a <= b; break;            // ole
+  case 6: result = !unordered && a != b; break;            // one
+  case 7: result = !unordered; break;                      // ord
+  case 8: result = unordered || a == b; break;             // ueq
+  case 9: result = unordered || a > b; break;              // ugt
+  case 10: result = unordered || a >= b; break;            // uge
+  case 11: result = unordered || a < b; break;             // ult
+  case 12: result = unordered || a <= b; break;            // ule
+  case 13: result = unordered || a != b; break;            // une
+  case 14: result = unordered; break;                      // uno
+  default: result = true; break;                           // true
+  }
+  frame.scalars[s[2]] = result ? 1 : 0;
+  return instr + 1;
+}
+
+// ---- casts: [a, result]; imm = result mask, imm2 = operand shift -----------
+
+const Instr *castSignExtend(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  frame.scalars[s[1]] =
+      uint64_t(signExtend(frame.scalars[s[0]], instr->imm2)) &
+      uint64_t(instr->imm);
+  return instr + 1;
+}
+
+const Instr *castZeroExtend(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  frame.scalars[s[1]] = frame.scalars[s[0]] & uint64_t(instr->imm);
+  return instr + 1;
+}
+
+template <typename T, bool Signed>
+const Instr *intToFloat(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  uint64_t a = frame.scalars[s[0]];
+  T value = Signed ? T(signExtend(a, instr->imm2)) : T(a);
+  frame.scalars[s[1]] = storeFloat<T>(value);
+  return instr + 1;
+}
+
+/// Saturates out-of-range values and maps NaN to 0 (MLIR leaves them
+/// undefined; a C++ conversion would be undefined behaviour).
+template <typename T, bool Signed>
+const Instr *floatToInt(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  T value = loadFloat<T>(frame.scalars[s[0]]);
+  uint64_t mask = uint64_t(instr->imm);
+  uint64_t result;
+  if (std::isnan(value)) {
+    result = 0;
+  } else if (Signed) {
+    // The result width's range: [-(mask+1)/2, mask/2].
+    double max = double(mask >> 1), min = -double(mask >> 1) - 1.0;
+    double v = double(value);
+    int64_t clamped = v >= max ? int64_t(mask >> 1)
+                      : v <= min ? -int64_t(mask >> 1) - 1
+                                 : int64_t(v);
+    result = uint64_t(clamped);
+  } else {
+    double v = double(value);
+    result = v <= 0 ? 0 : v >= double(mask) ? mask : uint64_t(v);
+  }
+  frame.scalars[s[1]] = result & mask;
+  return instr + 1;
+}
+
+template <typename From, typename To>
+const Instr *floatToFloat(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  frame.scalars[s[1]] =
+      storeFloat<To>(To(loadFloat<From>(frame.scalars[s[0]])));
+  return instr + 1;
+}
+
+template <typename T> Handler floatHandler(const std::string &name) {
+  static const std::map<std::string, Handler> table = {
+      {"arith.addf", &floatBinary<T, addF<T>>},
+      {"arith.subf", &floatBinary<T, subF<T>>},
+      {"arith.mulf", &floatBinary<T, mulF<T>>},
+      {"arith.divf", &floatBinary<T, divF<T>>},
+      {"arith.remf", &floatBinary<T, remF<T>>},
+      {"arith.maximumf", &floatBinary<T, maximumF<T>>},
+      {"arith.minimumf", &floatBinary<T, minimumF<T>>},
+      {"arith.maxnumf", &floatBinary<T, maxNumF<T>>},
+      {"arith.minnumf", &floatBinary<T, minNumF<T>>},
+      {"arith.negf", &negF<T>},
+  };
+  auto it = table.find(name);
+  return it == table.end() ? nullptr : it->second;
+}
+
+} // namespace
+
+Handler lookupArithHandler(const std::string &opName, unsigned floatWidth) {
+  if (floatWidth == 32)
+    return floatHandler<float>(opName);
+  if (floatWidth == 64)
+    return floatHandler<double>(opName);
+  static const std::map<std::string, Handler> table = {
+      {"arith.addi", &addI},         {"arith.subi", &subI},
+      {"arith.muli", &mulI},         {"arith.andi", &andI},
+      {"arith.ori", &orI},           {"arith.xori", &xorI},
+      {"arith.maxsi", &maxSI},       {"arith.minsi", &minSI},
+      {"arith.maxui", &maxUI},       {"arith.minui", &minUI},
+      {"arith.shli", &shlI},         {"arith.shrui", &shrUI},
+      {"arith.shrsi", &shrSI},       {"arith.divsi", &divSI},
+      {"arith.remsi", &remSI},       {"arith.divui", &divUI},
+      {"arith.remui", &remUI},       {"arith.floordivsi", &floorDivSI},
+      {"arith.ceildivsi", &ceilDivSI}, {"arith.ceildivui", &ceilDivUI},
+  };
+  auto it = table.find(opName);
+  return it == table.end() ? nullptr : it->second;
+}
+
+Handler lookupCmpIHandler(unsigned predicate) {
+  static const Handler table[] = {&cmpEq,  &cmpNe,  &cmpSlt, &cmpSle,
+                                  &cmpSgt, &cmpSge, &cmpUlt, &cmpUle,
+                                  &cmpUgt, &cmpUge};
+  return predicate < 10 ? table[predicate] : nullptr;
+}
+
+Handler lookupCmpFHandler(unsigned floatWidth) {
+  if (floatWidth == 32)
+    return &cmpF<float>;
+  if (floatWidth == 64)
+    return &cmpF<double>;
+  return nullptr;
+}
+
+Handler lookupCastHandler(const std::string &opName, ValueType from,
+                          ValueType to) {
+  bool fromFloat = isFloatType(from), toFloat = isFloatType(to);
+  bool from64 = from == ValueType::F64, to64 = to == ValueType::F64;
+  if (opName == "arith.index_cast" || opName == "arith.extsi")
+    return !fromFloat && !toFloat ? &castSignExtend : nullptr;
+  if (opName == "arith.index_castui" || opName == "arith.extui" ||
+      opName == "arith.trunci")
+    return !fromFloat && !toFloat ? &castZeroExtend : nullptr;
+  if (opName == "arith.bitcast")
+    return bitWidth(from) == bitWidth(to) ? &castZeroExtend : nullptr;
+  if (opName == "arith.sitofp" && !fromFloat && toFloat)
+    return to64 ? &intToFloat<double, true> : &intToFloat<float, true>;
+  if (opName == "arith.uitofp" && !fromFloat && toFloat)
+    return to64 ? &intToFloat<double, false> : &intToFloat<float, false>;
+  if (opName == "arith.fptosi" && fromFloat && !toFloat)
+    return from64 ? &floatToInt<double, true> : &floatToInt<float, true>;
+  if (opName == "arith.fptoui" && fromFloat && !toFloat)
+    return from64 ? &floatToInt<double, false> : &floatToInt<float, false>;
+  if (opName == "arith.extf" && !from64 && to64)
+    return &floatToFloat<float, double>;
+  if (opName == "arith.truncf" && from64 && !to64)
+    return &floatToFloat<double, float>;
+  return nullptr;
+}
+
+} // namespace fleet::runtime::host

@@ -1,0 +1,433 @@
+//===- fleet-run.cpp - runs a function of .fleet artifacts ----------------===//
+//
+//   fleet-run --module=a.fleet [--module=b.fleet ...] --device=local-task ...
+//             --function=f --input=4xf32=1,2,3,4 | --input=@x.npy
+//             [--expected_output=...] [--output=@y.npy] [--trace=t.json]
+//             [--print_statistics]
+//
+// Output follows iree-run-module: `EXEC @f`, then per result
+// `result[i]: hal.buffer_view` and its contents (`4xf32=1 2 3 4`). With
+// --expected_output it prints `[SUCCESS]` or `[FAILED]` and the first
+// mismatch. Every error (bad flags, inputs, modules, device failures) is a
+// message on stderr and exit code 1; nothing waits forever on a failed
+// device, because failures reach every fence that depends on them
+// (design.md §4). docs/fleet-run.md is the user documentation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/runtime/hal/Driver.h"
+#include "fleet/runtime/hal/Trace.h"
+#include "fleet/runtime/host/Context.h"
+#include "fleet/runtime/tooling/Tensor.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace fleet::runtime;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("fleet-run options");
+
+static cl::list<std::string>
+    modules("module",
+            cl::desc("A .fleet artifact to load (repeatable, loaded in "
+                     "order; '-' reads stdin)"),
+            cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    functionName("function",
+                 cl::desc("The function to run: NAME (in the module loaded "
+                          "last) or MODULE.NAME"),
+                 cl::value_desc("name"), cl::cat(category));
+static cl::list<std::string>
+    deviceUris("device",
+               cl::desc("A device: local-sync | local-task[?params] "
+                        "(repeatable; ordinal N of backend 'local' is the "
+                        "N-th one)"),
+               cl::value_desc("uri"), cl::cat(category));
+static cl::opt<unsigned> taskTopologyGroupCount(
+    "task_topology_group_count",
+    cl::desc("Worker threads of each local-task device whose URI does not "
+             "say (default 1)"),
+    cl::init(0), cl::cat(category));
+static cl::list<std::string>
+    inputs("input",
+           cl::desc("An input: 4xf32=1,2,3,4 | 2x2xf32=[1 2][3 4] | "
+                    "4096xf32=-2.0 (fills) | i32=5 | @file.npy"),
+           cl::value_desc("value"), cl::cat(category));
+static cl::list<std::string> expectedOutputs(
+    "expected_output",
+    cl::desc("The expected value of each result (same syntax as --input)"),
+    cl::value_desc("value"), cl::cat(category));
+static cl::opt<double> expectedF32Threshold(
+    "expected_f32_threshold",
+    cl::desc("Absolute tolerance of f32 (and f16/bf16) comparisons"),
+    cl::init(1e-4), cl::cat(category));
+static cl::opt<double> expectedF64Threshold(
+    "expected_f64_threshold",
+    cl::desc("Absolute tolerance of f64 comparisons"), cl::init(1e-4),
+    cl::cat(category));
+static cl::list<std::string>
+    outputs("output",
+            cl::desc("Where result i goes: @file.npy (write), +file.npy "
+                     "(append), '-' (print, the default)"),
+            cl::value_desc("target"), cl::cat(category));
+static cl::opt<std::string>
+    traceFile("trace",
+              cl::desc("Write a Chrome/Perfetto trace of the run (JSON)"),
+              cl::value_desc("file"), cl::cat(category));
+static cl::opt<unsigned> hostWaitTimeoutMs(
+    "host_wait_timeout_ms",
+    cl::desc("Bound every host wait (the program's hal.fence.await and "
+             "fleet-run's own) to this many milliseconds; 0 = no bound"),
+    cl::init(0), cl::cat(category));
+static cl::opt<bool> printStatistics(
+    "print_statistics",
+    cl::desc("Print device, host-wait, topology and load statistics to "
+             "stderr"),
+    cl::init(false), cl::cat(category));
+static cl::opt<unsigned> printMaxElementCount(
+    "print_max_element_count",
+    cl::desc("Elements printed per result before '...'"), cl::init(1024),
+    cl::cat(category));
+
+namespace {
+
+int fail(const std::string &message) {
+  llvm::WithColor::error(llvm::errs(), "fleet-run") << message << "\n";
+  return 1;
+}
+
+/// Trace and statistics are written on every exit path once the run began.
+struct Reporting {
+  hal::Tracer tracer;
+  host::Context *context = nullptr;
+
+  Reporting() {
+    if (!traceFile.empty())
+      tracer.install();
+    if (printStatistics)
+      hal::setStatisticsTiming(true);
+  }
+  ~Reporting() {
+    if (!traceFile.empty()) {
+      tracer.uninstall();
+      hal::Status status = tracer.writeChromeJson(traceFile);
+      if (!status.ok())
+        fail(status.toString());
+    }
+    if (printStatistics && context) {
+      llvm::errs() << hal::formatStatistics(context->devices(),
+                                            context->group())
+                   << host::formatLoadStatistics(*context);
+    }
+  }
+};
+
+hal::StatusOr<std::vector<hal::Ref<hal::Device>>> createDevices() {
+  std::vector<hal::Ref<hal::Device>> devices;
+  for (const std::string &uri : deviceUris) {
+    auto spec = hal::parseDeviceUri(uri);
+    if (!spec.ok())
+      return spec.status();
+    if (taskTopologyGroupCount && spec->driver == "local-task" &&
+        uri.find("task_topology_group_count") == std::string::npos)
+      spec->options.workerCount = taskTopologyGroupCount;
+    auto device = hal::createDevice(*spec);
+    if (!device.ok())
+      return device.status();
+    devices.push_back(std::move(*device));
+  }
+  return devices;
+}
+
+std::string exportList(const host::Context &context) {
+  std::string text;
+  for (const auto &module : context.modules())
+    for (const host::Function *function : module->exports())
+      text += (text.empty() ? "@" : ", @") + function->qualifiedName();
+  return text.empty() ? std::string("none") : text;
+}
+
+/// A scalar host value from text such as "i32=5", "5", "index=3".
+hal::StatusOr<host::Value> parseScalar(const std::string &text,
+                                       host::ValueType type) {
+  std::string spelled = text;
+  if (spelled.find('=') == std::string::npos)
+    spelled = std::string(host::typeName(type)) + "=" + spelled;
+  if (spelled.rfind("index=", 0) == 0)
+    spelled = "i64=" + spelled.substr(6);
+  auto tensor = tooling::parseTensor(spelled);
+  if (!tensor.ok())
+    return tensor.status();
+  if (!tensor->shape.empty())
+    return hal::makeStatus(hal::StatusCode::InvalidArgument, "'", text,
+                           "' is a tensor, but the argument is a scalar ",
+                           host::typeName(type));
+  hal::ElementType et = tensor->elementType;
+  bool isFloat = host::isFloatType(type);
+  bool tensorFloat = hal::element_type::kind(et) ==
+                     hal::element_type::kKindIeeeFloat;
+  unsigned bits = type == host::ValueType::I1 ? 8 : host::bitWidth(type);
+  if (isFloat != tensorFloat || hal::element_type::bitCount(et) != bits)
+    return hal::makeStatus(hal::StatusCode::InvalidArgument, "'", text,
+                           "' is ", tensor->typeString(),
+                           ", but the argument is ", host::typeName(type));
+  uint64_t raw = 0;
+  std::memcpy(&raw, tensor->bytes.data(), tensor->bytes.size());
+  return host::Value::fromBits(type, raw & (bits >= 64 ? ~uint64_t(0)
+                                                       : (uint64_t(1) << bits) - 1));
+}
+
+/// Checks a parsed input against what the function expects.
+std::optional<std::string> mismatch(const tooling::HostTensor &tensor,
+                                    const host::TensorDescription &expected) {
+  if (!expected.known)
+    return std::nullopt;
+  bool ok = tensor.shape.size() == expected.shape.size() &&
+            (expected.elementType == 0 ||
+             tensor.elementType == expected.elementType);
+  for (size_t i = 0; ok && i < tensor.shape.size(); ++i)
+    ok = expected.shape[i] < 0 || expected.shape[i] == tensor.shape[i];
+  if (ok)
+    return std::nullopt;
+  return tensor.typeString() + " where " + expected.toString() +
+         " is expected";
+}
+
+hal::StatusOr<std::vector<host::Value>>
+buildArguments(host::Context &context, const host::Function &function) {
+  const host::FunctionSignature &signature = function.signature();
+  std::string expected =
+      "expected signature: " + signature.toString(function.qualifiedName());
+  size_t inputCount = signature.inputCount();
+  if (inputs.size() != inputCount)
+    return hal::makeStatus(hal::StatusCode::InvalidArgument, "@",
+                           function.qualifiedName(), " takes ", inputCount,
+                           " input(s) but ", inputs.size(),
+                           " --input flag(s) were given\n  ", expected);
+  std::vector<host::Value> arguments;
+  for (size_t i = 0; i < inputCount; ++i) {
+    host::ValueType type = signature.arguments[i];
+    auto bad = [&](const std::string &why) {
+      return hal::makeStatus(hal::StatusCode::InvalidArgument, "input ", i,
+                             " ('", inputs[i], "'): ", why, "\n  ", expected);
+    };
+    if (type == host::ValueType::BufferView) {
+      auto tensor = tooling::parseTensor(inputs[i]);
+      if (!tensor.ok())
+        return bad(tensor.status().message());
+      if (auto problem = mismatch(*tensor, signature.argumentTensors[i]))
+        return bad(*problem);
+      if (context.devices().empty())
+        return bad("a buffer-view input needs a device (--device)");
+      auto view = tooling::uploadTensor(*context.devices()[0], *tensor);
+      if (!view.ok())
+        return bad(view.status().toString());
+      arguments.push_back(host::Value::bufferView(std::move(*view)));
+    } else if (!host::isReferenceType(type) &&
+               type != host::ValueType::Pointer) {
+      auto value = parseScalar(inputs[i], type);
+      if (!value.ok())
+        return bad(value.status().message());
+      arguments.push_back(std::move(*value));
+    } else {
+      return bad(std::string("the argument is ") + host::typeName(type) +
+                 ", which fleet-run cannot make from text");
+    }
+  }
+  return arguments;
+}
+
+/// A result as a host tensor (scalars become rank-0 tensors).
+hal::Timeout hostWait() {
+  return hostWaitTimeoutMs ? hal::Timeout::milliseconds(hostWaitTimeoutMs)
+                           : hal::Timeout::infinite();
+}
+
+hal::StatusOr<tooling::HostTensor> resultTensor(const host::Value &value) {
+  if (hal::BufferView *view = value.asBufferView())
+    return tooling::downloadTensor(*view, hostWait());
+  if (value.isReference())
+    return hal::makeStatus(hal::StatusCode::InvalidArgument, "a ",
+                           host::typeName(value.type()),
+                           " result has no contents");
+  tooling::HostTensor tensor;
+  unsigned bits = host::bitWidth(value.type());
+  switch (value.type()) {
+  case host::ValueType::F32:
+    tensor.elementType = hal::element_type::kF32;
+    break;
+  case host::ValueType::F64:
+    tensor.elementType = hal::element_type::kF64;
+    break;
+  case host::ValueType::I1:
+    tensor.elementType = hal::element_type::kI1;
+    bits = 8;
+    break;
+  default:
+    tensor.elementType = hal::element_type::make(
+        hal::element_type::kKindSignlessInt, bits);
+  }
+  uint64_t raw = value.bits();
+  tensor.bytes.resize(bits / 8);
+  std::memcpy(tensor.bytes.data(), &raw, tensor.bytes.size());
+  return tensor;
+}
+
+int printResults(const host::Function &function,
+                 const std::vector<host::Value> &results) {
+  llvm::outs() << "EXEC @" << function.name() << "\n";
+  if (!expectedOutputs.empty()) {
+    if (expectedOutputs.size() != results.size())
+      return fail("@" + function.qualifiedName() + " returned " +
+                  std::to_string(results.size()) + " result(s) but " +
+                  std::to_string(expectedOutputs.size()) +
+                  " --expected_output flag(s) were given");
+    for (size_t i = 0; i < results.size(); ++i) {
+      auto actual = resultTensor(results[i]);
+      if (!actual.ok())
+        return fail("result[" + std::to_string(i) + "]: " +
+                    actual.status().toString());
+      std::string text = expectedOutputs[i];
+      if (!results[i].isReference() && text.find('=') == std::string::npos &&
+          text[0] != '@')
+        text = actual->typeString() + "=" + text;
+      auto expected = tooling::parseTensor(text);
+      if (!expected.ok())
+        return fail("--expected_output " + std::to_string(i) + ": " +
+                    expected.status().message());
+      double tolerance =
+          expected->elementType == hal::element_type::kF64
+              ? expectedF64Threshold
+              : expectedF32Threshold;
+      if (auto problem = tooling::compareTensors(*actual, *expected,
+                                                 tolerance)) {
+        llvm::outs() << "[FAILED] result[" << i << "]: " << *problem << "\n"
+                     << "  expected:\n"
+                     << tooling::formatTensor(*expected, printMaxElementCount)
+                     << "\n  actual:\n"
+                     << tooling::formatTensor(*actual, printMaxElementCount)
+                     << "\n";
+        llvm::outs().flush();
+        return 1;
+      }
+    }
+    llvm::outs() << "[SUCCESS] all function outputs matched their expected "
+                    "values.\n";
+    return 0;
+  }
+  if (outputs.size() > results.size())
+    return fail(std::to_string(outputs.size()) + " --output flag(s) for " +
+                std::to_string(results.size()) + " result(s)");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const host::Value &value = results[i];
+    std::string target = i < outputs.size() ? outputs[i] : "-";
+    if (value.isReference() && !value.asBufferView()) {
+      llvm::outs() << "result[" << i << "]: " << value.toString() << "\n";
+      continue;
+    }
+    if (value.asBufferView())
+      llvm::outs() << "result[" << i << "]: hal.buffer_view\n";
+    if (target == "-" || target.empty()) {
+      if (value.asBufferView()) {
+        auto tensor = resultTensor(value);
+        if (!tensor.ok())
+          return fail("result[" + std::to_string(i) +
+                      "]: " + tensor.status().toString());
+        llvm::outs() << tooling::formatTensor(*tensor, printMaxElementCount)
+                     << "\n";
+      } else {
+        llvm::outs() << "result[" << i << "]: " << value.toString() << "\n";
+      }
+      continue;
+    }
+    if (target[0] != '@' && target[0] != '+')
+      return fail("--output '" + target +
+                  "': expected @file.npy, +file.npy or -");
+    auto tensor = resultTensor(value);
+    if (!tensor.ok())
+      return fail("result[" + std::to_string(i) +
+                  "]: " + tensor.status().toString());
+    hal::Status status = tooling::writeNpyFile(target.substr(1), *tensor,
+                                               target[0] == '+');
+    if (!status.ok())
+      return fail("--output '" + target + "': " + status.toString());
+    if (!value.asBufferView())
+      llvm::outs() << "result[" << i << "]: " << typeName(value.type())
+                   << "\n";
+    llvm::outs() << "(written to " << target.substr(1) << ")\n";
+  }
+  return 0;
+}
+
+int run() {
+  if (modules.empty())
+    return fail("no --module given (a .fleet artifact from fleet-compile)");
+  auto devices = createDevices();
+  if (!devices.ok())
+    return fail(devices.status().toString());
+  auto context = host::Context::create(std::move(*devices));
+  if (!context.ok())
+    return fail(context.status().toString());
+  Reporting reporting;
+  reporting.context = context->get();
+  (*context)->setHostWaitLimit(hostWaitTimeoutMs);
+  for (const std::string &path : modules) {
+    auto module = (*context)->loadArtifactFile(path);
+    if (!module.ok())
+      return fail(module.status().message());
+  }
+  if (functionName.empty())
+    return fail("no --function given; the modules export " +
+                exportList(**context));
+  const host::Function *function = (*context)->lookupFunction(functionName);
+  if (!function)
+    return fail("no exported function @" + functionName +
+                "; the modules export " + exportList(**context));
+
+  auto arguments = buildArguments(**context, *function);
+  if (!arguments.ok())
+    return fail(arguments.status().message());
+
+  // Coarse-fences exports (design.md §4) get a signalled wait fence and a
+  // fresh signal fence that fleet-run waits on before reading results.
+  hal::Ref<hal::Fence> signalFence;
+  if (function->signature().convention == host::Convention::CoarseFences) {
+    hal::Ref<hal::Semaphore> waitSemaphore = hal::Semaphore::create(1);
+    arguments->push_back(host::Value::fence(
+        hal::Fence::createAt(*waitSemaphore, 1)));
+    hal::Ref<hal::Semaphore> signalSemaphore = hal::Semaphore::create(0);
+    signalFence = hal::Fence::createAt(*signalSemaphore, 1);
+    arguments->push_back(host::Value::fence(signalFence));
+  }
+
+  std::vector<host::Value> results;
+  hal::Status status = (*context)->invoke(*function, *arguments, results);
+  if (status.ok() && signalFence)
+    status = signalFence->wait(hostWait())
+                 .withContext("@" + function->qualifiedName() +
+                              ": its signal fence failed");
+  if (!status.ok()) {
+    llvm::outs() << "EXEC @" << function->name() << "\n";
+    llvm::outs().flush();
+    return fail(status.toString());
+  }
+  int code = printResults(*function, results);
+  llvm::outs().flush();
+  return code;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions({&category});
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "Fleet runner: runs a function of .fleet artifacts on runtime devices\n");
+  return run();
+}
