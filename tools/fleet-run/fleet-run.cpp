@@ -113,6 +113,10 @@ struct Reporting {
       hal::setStatisticsTiming(true);
   }
   ~Reporting() {
+    // Trailing queue ops (deallocas the host program never waits on) belong
+    // in the trace and the statistics too.
+    if (context)
+      context->waitIdle().ignoreError();
     if (!traceFile.empty()) {
       tracer.uninstall();
       hal::Status status = tracer.writeChromeJson(traceFile);

@@ -52,14 +52,24 @@ Context::create(std::vector<hal::Ref<hal::Device>> devices) {
   return context;
 }
 
+hal::Status Context::waitIdle() {
+  uint64_t bound = hostWaitLimitMilliseconds_ ? hostWaitLimitMilliseconds_
+                                               : 10000;
+  hal::Status first = hal::Status::okStatus();
+  for (hal::Device *device : devicePointers_) {
+    hal::Status status =
+        device->waitIdle(hal::Timeout::milliseconds(bound));
+    if (first.ok() && !status.ok())
+      first = std::move(status);
+  }
+  return first;
+}
+
 Context::~Context() {
   // Pending queue ops may run kernels of this context's executables and read
   // its constants: let the devices drain before modules go (bounded; the
   // ops retain what they touch, so a timeout only delays the release).
-  uint64_t bound = hostWaitLimitMilliseconds_ ? hostWaitLimitMilliseconds_
-                                               : 10000;
-  for (hal::Device *device : devicePointers_)
-    device->waitIdle(hal::Timeout::milliseconds(bound)).ignoreError();
+  waitIdle().ignoreError();
   while (!modules_.empty())
     modules_.pop_back();
 }

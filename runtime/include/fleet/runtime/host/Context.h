@@ -167,6 +167,12 @@ public:
   hal::Span<hal::Device *const> devices() const { return devicePointers_; }
   hal::DeviceGroup *group() const { return group_.get(); }
 
+  /// Blocks until every queue op submitted to the context's devices so far
+  /// has retired (a function may return while its trailing deallocas still
+  /// run). Bounded by the host wait limit (10 s when none is set); returns
+  /// the first device's timeout status, never a queue op's failure.
+  hal::Status waitIdle();
+
   /// Reads a .fleet artifact (MLIR bytecode) and loads it.
   hal::StatusOr<Module *> loadArtifactFile(const std::string &path);
   /// `name` names the buffer in messages ("<stdin>").
