@@ -14,7 +14,11 @@ numpy reference, and run:
 - the one-device program on one such device, alternating with the
   two-device runs (R each), so both makespans are measured side by side
   under the same machine load: speed-up = median one-device makespan /
-  median two-device makespan (P6);
+  median two-device makespan (P6). Each measured run is the call after one
+  untraced warm-up call in the same process (fleet-run --warmup_runs=1):
+  the steady state, where the allocator reuses freed memory; the first
+  call of a fresh process (every allocation is new memory, page faults
+  dominate the one-device program) is reported too;
 - the discrete program with `--device=local-task?discrete=true` for B:
   bytes moved between devices from its trace / the minimum (P5). The
   minimum counts each value once per device that consumes it away from
@@ -79,12 +83,14 @@ def prepare(build, work, micro_batches):
     return artifacts
 
 
-def execute(build, work, artifact, devices, trace):
-    """Runs the program against the reference; returns the trace analysis."""
+def execute(build, work, artifact, devices, trace, warmup=1):
+    """Runs the program against the reference; returns the trace analysis
+    of the call after `warmup` untraced warm-up calls."""
     runner = os.path.join(build, "bin", "fleet-run")
     data = os.path.join(work, "data")
     output = run([runner, f"--module={artifact}", *devices, *WORKERS,
-                  "@" + os.path.join(data, "run.rsp"), f"--trace={trace}"],
+                  "@" + os.path.join(data, "run.rsp"), f"--trace={trace}",
+                  f"--warmup_runs={warmup}"],
                  "fleet-run")
     if "[SUCCESS]" not in output or "[FAILED]" in output:
         raise Failure("the result does not match the numpy reference:\n" +
@@ -103,6 +109,13 @@ def measure(build, micro_batches, repeats):
                             one_trace))
         twos.append(execute(build, work, artifacts["two"], TWO_DEVICES,
                             trace))
+    # First calls of fresh processes: every allocation is fresh memory
+    # (page faults), reported next to the steady-state figures.
+    cold_one = execute(build, work, artifacts["one"], ONE_DEVICE, one_trace,
+                       warmup=0)
+    cold_two = execute(build, work, artifacts["two"], TWO_DEVICES,
+                       os.path.join(work, "transformer_block_cold.trace.json"),
+                       warmup=0)
     discrete = execute(build, work, artifacts["discrete"], DISCRETE,
                        os.path.join(work, "transformer_block_discrete"
                                           ".trace.json"))
@@ -121,6 +134,8 @@ def measure(build, micro_batches, repeats):
         "makespan_two_us": two_makespan,
         "makespan_one_us": one_makespan,
         "speedup": one_makespan / two_makespan if two_makespan else 0.0,
+        "cold_makespan_one_us": cold_one["makespan_us"],
+        "cold_makespan_two_us": cold_two["makespan_us"],
         "bytes_moved_unified": typical["bytes_moved"],
         "bytes_moved_discrete": discrete["bytes_moved"],
         "bytes_minimum": minimum,
@@ -141,7 +156,11 @@ def print_demo(m):
     print(f"demo: speed-up              {m['speedup']:.2f}x over the same "
           f"block on one device (makespan {m['makespan_one_us'] / 1000:.1f}"
           f" ms vs {m['makespan_two_us'] / 1000:.1f} ms, median of "
-          f"{m['repeats']})")
+          f"{m['repeats']}, each after one warm-up call)")
+    print(f"demo: first call            "
+          f"{m['cold_makespan_one_us'] / 1000:.1f} ms on one device, "
+          f"{m['cold_makespan_two_us'] / 1000:.1f} ms on two (fresh "
+          f"processes: every allocation is new memory)")
     print(f"demo: bytes moved           {m['bytes_moved_unified']} between "
           f"the devices as run (they share memory: B reads A's buffers "
           f"in place); {m['bytes_moved_discrete']} with B discrete "

@@ -249,23 +249,30 @@ void recordHostWait(uint64_t start, Span<const SemaphoreValue> semaphores,
 
 Status waitSemaphores(WaitMode mode, Span<const SemaphoreValue> semaphores,
                       Timeout timeout) {
-  // Fast path: decide without blocking.
+  // Fast path: decide without blocking. A traced run still gets a (short)
+  // slice: the host synchronized with the devices even if nothing was left
+  // to wait for.
+  auto noteUnblocked = [&](bool failed) {
+    noteHostWait(false, 0);
+    if (Tracer::active())
+      recordHostWait(monotonicNanoseconds(), semaphores, failed);
+  };
   size_t reached = 0;
   for (const SemaphoreValue &entry : semaphores) {
     if (!entry.semaphore->reachedOrFailed(entry.value))
       continue;
     if (entry.semaphore->isFailed()) {
-      noteHostWait(false, 0);
+      noteUnblocked(true);
       return entry.semaphore->failureStatus();
     }
     ++reached;
   }
   if (reached == semaphores.size() || (mode == WaitMode::Any && reached > 0)) {
-    noteHostWait(false, 0);
+    noteUnblocked(false);
     return Status();
   }
   if (timeout.isImmediate() || timeout.expired()) {
-    noteHostWait(false, 0);
+    noteUnblocked(true);
     return makeStatus(StatusCode::DeadlineExceeded,
                       "wait timed out before ", describePending(semaphores),
                       " reached the value");

@@ -2,7 +2,8 @@
 //
 // Invariant established: no `!stream.resource<*>` remains in host code. A
 // value whose only use is a same-affinity lifetime change to `external`
-// (the export path) is produced as `external` directly; every other unknown
+// (the export path), directly or through `stream.timepoint.barrier`s, is
+// produced as `external` directly; every other unknown
 // lifetime becomes `transient`. Transfers that then change nothing are gone.
 //
 //===----------------------------------------------------------------------===//
@@ -59,17 +60,30 @@ struct RefineUsagePass
     });
 
     for (Value value : unknown) {
-      // Produce exported values as external directly.
-      if (value.hasOneUse()) {
-        auto transfer = dyn_cast<AsyncTransferOp>(*value.getUsers().begin());
-        // Only values whose producer can pick any lifetime (not region
-        // results, whose types must stay in sync with their regions).
-        if (transfer && isLifetimeOnlyTransfer(transfer) &&
-            isa_and_nonnull<StreamableOpInterface>(value.getDefiningOp())) {
+      if (!isUnknown(value.getType()))
+        continue; // refined with its producer
+      // Produce exported values as external directly, also when a
+      // `stream.timepoint.barrier` (a coarse-fences export's signal) stands
+      // between the producer and the export.
+      // Only values whose producer can pick any lifetime (not region
+      // results, whose types must stay in sync with their regions).
+      SmallVector<Value> chain = {value};
+      while (chain.back().hasOneUse())
+        if (auto barrier = dyn_cast<TimepointBarrierOp>(
+                *chain.back().getUsers().begin()))
+          chain.push_back(barrier.getResult());
+        else
+          break;
+      Value last = chain.back();
+      if (last.hasOneUse() &&
+          isa_and_nonnull<StreamableOpInterface>(value.getDefiningOp())) {
+        auto transfer = dyn_cast<AsyncTransferOp>(*last.getUsers().begin());
+        if (transfer && isLifetimeOnlyTransfer(transfer)) {
           auto target = cast<ResourceType>(transfer.getResult().getType());
           if (target.getLifetime() == Lifetime::External) {
-            value.setType(target);
-            transfer.getResult().replaceAllUsesWith(value);
+            for (Value link : chain)
+              link.setType(target);
+            transfer.getResult().replaceAllUsesWith(last);
             transfer.erase();
             LLVM_DEBUG(llvm::dbgs() << "produced as external: " << value
                                     << "\n");

@@ -11,8 +11,11 @@
 //     its own device touches — e.g. a result pinned to A once transfers run
 //     on A — stays `on(A)`);
 //   - values produced and consumed inside one region get an alloca before it
-//     and a dealloca after it; results passed between regions are
-//     deallocated after the last region reading them;
+//     and a dealloca after it; two of them of the same size that are never
+//     live in the same serial step of the region share one alloca (a step
+//     ends in an execution barrier, so the later writer cannot overtake the
+//     earlier readers); results passed between regions are deallocated after
+//     the last region reading them;
 //   - dispatches become `stream.cmd.dispatch` (ro inputs, wo results, rw
 //     tied), transfers `stream.cmd.copy`, preceded by `stream.cmd.invalidate
 //     from(SRC)` when the source lives on another device than where the copy
@@ -32,6 +35,7 @@
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -274,6 +278,96 @@ Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
   return hal::DeviceOptimalAttr::get(execute.getContext(), distinct);
 }
 
+/// Two size values that are the same SSA value or the same constant.
+static bool isSameSize(Value a, Value b) {
+  if (a == b)
+    return true;
+  std::optional<int64_t> x = getConstantIntValue(a);
+  std::optional<int64_t> y = getConstantIntValue(b);
+  return x && y && *x == *y;
+}
+
+/// Lets the transients of `region` whose live ranges do not overlap share
+/// storage: a live range is the span of the region's top-level (serial)
+/// commands that use the transient; transients of the same size are given
+/// the first free one of the earlier transients' allocations, first fit in
+/// order of first use. A merged transient's capture, block argument and
+/// alloca are removed and its timepoint taken out of `awaits`; `temporaries`
+/// keeps the allocations that remain (each freed after the region).
+static void shareTransientStorage(
+    CmdExecuteOp region, SmallVectorImpl<std::pair<Value, Value>> &temporaries,
+    SmallVectorImpl<Value> &awaits) {
+  Block &body = region.getBody().front();
+  DenseMap<Operation *, unsigned> stepOf;
+  for (Operation &op : body)
+    stepOf[&op] = stepOf.size();
+  auto argumentOf = [&](Value buffer) -> BlockArgument {
+    for (OpOperand &use : buffer.getUses())
+      if (use.getOwner() == region)
+        return body.getArgument(use.getOperandNumber());
+    return {};
+  };
+  struct LiveRange {
+    unsigned temporary, first, last;
+  };
+  SmallVector<LiveRange> ranges;
+  for (auto [index, temporary] : llvm::enumerate(temporaries)) {
+    BlockArgument arg = argumentOf(temporary.first);
+    if (!arg || arg.use_empty())
+      continue;
+    LiveRange range{static_cast<unsigned>(index), ~0u, 0};
+    for (Operation *user : arg.getUsers()) {
+      unsigned step = stepOf.lookup(body.findAncestorOpInBlock(*user));
+      range.first = std::min(range.first, step);
+      range.last = std::max(range.last, step);
+    }
+    ranges.push_back(range);
+  }
+  llvm::stable_sort(ranges, [](const LiveRange &a, const LiveRange &b) {
+    return a.first < b.first;
+  });
+  // Each slot is one kept allocation and the last step that uses it.
+  SmallVector<LiveRange> slots;
+  llvm::SmallDenseSet<unsigned> merged;
+  for (const LiveRange &range : ranges) {
+    Value size = temporaries[range.temporary].second;
+    LiveRange *slot = llvm::find_if(slots, [&](const LiveRange &slot) {
+      return slot.last < range.first &&
+             isSameSize(temporaries[slot.temporary].second, size);
+    });
+    if (slot == slots.end()) {
+      slots.push_back(range);
+      continue;
+    }
+    argumentOf(temporaries[range.temporary].first)
+        .replaceAllUsesWith(argumentOf(temporaries[slot->temporary].first));
+    slot->last = range.last;
+    merged.insert(range.temporary);
+  }
+  if (merged.empty())
+    return;
+  // Drop the merged captures (highest argument first) and their allocas.
+  SmallVector<std::pair<unsigned, Value>> dropped;
+  for (unsigned index : merged) {
+    Value buffer = temporaries[index].first;
+    dropped.push_back({argumentOf(buffer).getArgNumber(), buffer});
+  }
+  llvm::sort(dropped, [](auto &a, auto &b) { return a.first > b.first; });
+  for (auto [argNumber, buffer] : dropped) {
+    body.eraseArgument(argNumber);
+    region.getResourceOperandsMutable().erase(argNumber);
+    region.getResourceOperandSizesMutable().erase(argNumber);
+    auto alloca = buffer.getDefiningOp<ResourceAllocaOp>();
+    llvm::erase(awaits, alloca.getResultTimepoint());
+    alloca.erase();
+  }
+  SmallVector<std::pair<Value, Value>> kept;
+  for (auto [index, temporary] : llvm::enumerate(temporaries))
+    if (!merged.contains(index))
+      kept.push_back(temporary);
+  temporaries.assign(kept.begin(), kept.end());
+}
+
 LogicalResult Allocator::convert(AsyncExecuteOp execute) {
   MLIRContext *context = execute.getContext();
   Location loc = execute.getLoc();
@@ -378,11 +472,11 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
     }
   });
 
-  Value await = joinTimepoints(builder, loc, awaits);
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  // The await is joined once transients sharing storage are known.
   auto cmdExecute = CmdExecuteOp::create(
-      builder, loc, timepointType, captures.getArrayRef(), captureSizes, await,
-      /*once=*/false, affinity);
+      builder, loc, timepointType, captures.getArrayRef(), captureSizes,
+      /*await_timepoint=*/Value{}, /*once=*/false, affinity);
   Block *cmdBody = &cmdExecute.getBody().emplaceBlock();
   IRMapping inner;
   for (Value buffer : captures)
@@ -396,6 +490,11 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
   if (failed(commands.convertBlock(body)))
     return failure();
   YieldOp::create(bodyBuilder, loc, ValueRange{}, ValueRange{});
+
+  shareTransientStorage(cmdExecute, temporaries, awaits);
+  builder.setInsertionPoint(cmdExecute);
+  if (Value await = joinTimepoints(builder, loc, awaits))
+    cmdExecute.getAwaitTimepointMutable().assign(await);
 
   // Temporaries die with the region.
   builder.setInsertionPointAfter(cmdExecute);

@@ -27,3 +27,21 @@ util.func public @refine(%x: !stream.resource<external>, %sz: index) -> !hal.buf
   %v = stream.tensor.export on(#hal.device.affinity<@d>) %e : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
   util.return %v : !hal.buffer_view
 }
+
+// A coarse-fences export signals its fence with a barrier on the result: the
+// producer still makes the external value, the barrier carries it, and the
+// export needs no copy (which would run after the signal, under a host wait).
+// CHECK-LABEL: @refine_through_barrier
+util.func public @refine_through_barrier(%x: !stream.resource<external>, %sz: index, %fence: !hal.fence) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  // CHECK: %[[A:.+]] = stream.async.dispatch {{.+}} -> !stream.resource<external>{%arg1}
+  %a = stream.async.dispatch on(#hal.device.affinity<@d>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<*>{%sz}
+  // CHECK: %[[R:.+]], %[[T:.+]] = stream.timepoint.barrier on(#hal.device.affinity<@d>) %[[A]] : !stream.resource<external>{%arg1}
+  %r, %t = stream.timepoint.barrier on(#hal.device.affinity<@d>) %a : !stream.resource<*>{%sz} => !stream.timepoint
+  stream.timepoint.chain_external %t => (%fence : !hal.fence)
+  // CHECK-NOT: stream.async.transfer
+  %e = stream.async.transfer %r : !stream.resource<*>{%sz} from(#hal.device.affinity<@d>) -> to(#hal.device.affinity<@d>) !stream.resource<external>{%sz}
+  // CHECK: stream.tensor.export on(#hal.device.affinity<@d>) %[[R]]
+  %v = stream.tensor.export on(#hal.device.affinity<@d>) %e : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
+  util.return %v : !hal.buffer_view
+}

@@ -78,3 +78,65 @@ util.func public @push(%sz: index) -> (!stream.resource<transient>, !stream.reso
   util.return %h, %k : !stream.resource<transient>, !stream.resource<constant>
 }
 }
+
+// -----
+
+module {
+util.global private @a = #hal.device.target<"local"> : !hal.device
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+// A chain of temporaries in one region: %t0 dies (last read) in step 1 where
+// %t1 is born, so %t1 cannot take its storage; %t2 is born in step 2, after
+// %t0's last read, and shares %t0's allocation; %t3 shares %t1's. %big has
+// another size and keeps its own. Two allocations are freed after the region
+// instead of four (plus %big's).
+// CHECK-LABEL: @share
+// CHECK-COUNT-3: stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<transient>
+// CHECK-NOT: stream.resource.alloca
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@a>) await(%{{.+}}) => with(%arg0 as %[[X:.+]]: !stream.resource<external>{%c16}, %{{.+}} as %[[OUT:.+]]: !stream.resource<external>{%c16}, %{{.+}} as %[[S0:.+]]: !stream.resource<transient>{%c16}, %{{.+}} as %[[S1:.+]]: !stream.resource<transient>{%c16}, %{{.+}} as %[[BIG:.+]]: !stream.resource<transient>{%c64})
+// CHECK-NEXT: stream.cmd.dispatch @ex::@f {
+// CHECK-NEXT: ro %[[X]]
+// CHECK-NEXT: wo %[[S0]]
+// CHECK: stream.cmd.dispatch @ex::@f {
+// CHECK-NEXT: ro %[[S0]]
+// CHECK-NEXT: wo %[[S1]]
+// CHECK: stream.cmd.dispatch @ex::@f {
+// CHECK-NEXT: ro %[[S1]]
+// CHECK-NEXT: wo %[[S0]]
+// CHECK: stream.cmd.dispatch @ex::@f {
+// CHECK-NEXT: ro %[[S0]]
+// CHECK-NEXT: wo %[[S1]]
+// CHECK: stream.cmd.dispatch @ex::@f {
+// CHECK-NEXT: ro %[[S1]]
+// CHECK-NEXT: wo %[[BIG]]
+// CHECK: stream.cmd.dispatch @ex::@f {
+// CHECK-NEXT: ro %[[BIG]]
+// CHECK-NEXT: wo %[[OUT]]
+// CHECK-COUNT-3: stream.resource.dealloca
+// CHECK-NOT: stream.resource.dealloca
+util.func public @share(%x: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %r, %t = stream.async.execute on(#hal.device.affinity<@a>) with(%x as %cx: !stream.resource<external>{%c16}) -> !stream.resource<external>{%c16} {
+    %t0 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cx[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16}
+    %t1 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%t0[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+    %t2 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%t1[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+    %t3 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%t2[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+    %big = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%t3[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c64}
+    %out = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%big[%c0 to %c64 for %c64]) : (!stream.resource<transient>{%c64}) -> !stream.resource<external>{%c16}
+    stream.yield %out : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %h = stream.timepoint.await %t => %r : !stream.resource<external>{%c16}
+  util.return %h : !stream.resource<external>
+}
+}
