@@ -54,6 +54,18 @@
 // TRACE-DAG: track b queue 0: alloca mul
 // TRACE: flows: {{[1-9][0-9]*}} start(s), {{[1-9][0-9]*}} finish(es)
 
+// --warmup_runs: the warm-up calls run (statistics count three dispatches
+// per device) but only the measured call is in the trace.
+// RUN: fleet-run --module=%t.fleet --device=local-task?name=a --device=local-task?name=b --function=mul --input=4xf32=1,2,3,4 --input=4xf32=1,1,2,2 --warmup_runs=2 --trace=%t.warm.json --print_statistics 2> %t.warm.stats | FileCheck %s --check-prefix=MUL
+// RUN: FileCheck %s --check-prefix=WARMSTATS < %t.warm.stats
+// WARMSTATS: device 'a' (local-task)
+// WARMSTATS: dispatches: 3
+// WARMSTATS: device 'b' (local-task)
+// WARMSTATS: dispatches: 3
+// RUN: %python %S/Inputs/check_trace.py %t.warm.json | FileCheck %s --check-prefix=WARMTRACE
+// WARMTRACE-DAG: track a queue 0: alloca mul{{$}}
+// WARMTRACE-DAG: track b queue 0: alloca mul{{( copy)?$}}
+
 // --print_statistics: per-device queue ops and imports, host waits, link
 // queries, module load times.
 // RUN: fleet-run --module=%t.fleet --device=local-task?name=a --device=local-task?name=b\&discrete=true --function=mul --input=4xf32=1 --input=4xf32=1 --print_statistics 2>&1 >/dev/null | FileCheck %s --check-prefix=STATS
