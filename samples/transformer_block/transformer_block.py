@@ -77,6 +77,30 @@ ACT = tensor((SEQ, HIDDEN))
 # elementwise fusion cannot merge into a contraction.
 # ---------------------------------------------------------------------------
 
+def project_heads(name, shape, input_map, bias_map):
+    """MLIR of `name`: x @ w + b split into heads, laid out as `shape` (a
+    permutation of (HEADS, SEQ, HEAD_DIM)); `input_map` and `bias_map` index
+    the product and the bias from the loops over `shape`."""
+    out = tensor(shape)
+    return f"""  func.func private @{name}(%x: {ACT}, %w: tensor<{HIDDEN}x{HIDDEN}xf32>, %b: tensor<{HIDDEN}xf32>) -> {out} {{
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : {ACT}
+    %init = linalg.fill ins(%zero : f32) outs(%empty : {ACT}) -> {ACT}
+    %mm = linalg.matmul ins(%x, %w : {ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>) outs(%init : {ACT}) -> {ACT}
+    %mm3 = tensor.expand_shape %mm [[0], [1, 2]] output_shape [{SEQ}, {HEADS}, {HEAD_DIM}] : {ACT} into {tensor((SEQ, HEADS, HEAD_DIM))}
+    %b2 = tensor.expand_shape %b [[0, 1]] output_shape [{HEADS}, {HEAD_DIM}] : tensor<{HIDDEN}xf32> into {tensor((HEADS, HEAD_DIM))}
+    %heads = tensor.empty() : {out}
+    %r = linalg.generic {{indexing_maps = [{input_map}, {bias_map}, #map_hid_hid], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%mm3, %b2 : {tensor((SEQ, HEADS, HEAD_DIM))}, {tensor((HEADS, HEAD_DIM))}) outs(%heads : {out}) {{
+    ^bb0(%v: f32, %bias: f32, %out: f32):
+      %s = arith.addf %v, %bias : f32
+      linalg.yield %s : f32
+    }} -> {out}
+    return %r : {out}
+  }}
+"""
+
+
 HELPERS = f"""
   // LayerNorm over the hidden dimension: mean and variance as two row
   // reductions, then one elementwise normalize (3 dispatches).
@@ -124,39 +148,7 @@ HELPERS = f"""
   // x @ w + b split into heads: [heads, seq, head_dim] (queries, values) or,
   // with the transposing map, [heads, head_dim, seq] (keys, ready for the
   // score batch_matmul).
-  func.func private @project_heads(%x: {ACT}, %w: tensor<{HIDDEN}x{HIDDEN}xf32>, %b: tensor<{HIDDEN}xf32>) -> {tensor((HEADS, SEQ, HEAD_DIM))} {{
-    %zero = arith.constant 0.0 : f32
-    %empty = tensor.empty() : {ACT}
-    %init = linalg.fill ins(%zero : f32) outs(%empty : {ACT}) -> {ACT}
-    %mm = linalg.matmul ins(%x, %w : {ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>) outs(%init : {ACT}) -> {ACT}
-    %mm3 = tensor.expand_shape %mm [[0], [1, 2]] output_shape [{SEQ}, {HEADS}, {HEAD_DIM}] : {ACT} into {tensor((SEQ, HEADS, HEAD_DIM))}
-    %b2 = tensor.expand_shape %b [[0, 1]] output_shape [{HEADS}, {HEAD_DIM}] : tensor<{HIDDEN}xf32> into {tensor((HEADS, HEAD_DIM))}
-    %heads = tensor.empty() : {tensor((HEADS, SEQ, HEAD_DIM))}
-    %r = linalg.generic {{indexing_maps = [#map_hid_ihd, #map_hid_hd, #map_hid_hid], iterator_types = ["parallel", "parallel", "parallel"]}}
-        ins(%mm3, %b2 : {tensor((SEQ, HEADS, HEAD_DIM))}, {tensor((HEADS, HEAD_DIM))}) outs(%heads : {tensor((HEADS, SEQ, HEAD_DIM))}) {{
-    ^bb0(%v: f32, %bias: f32, %out: f32):
-      %s = arith.addf %v, %bias : f32
-      linalg.yield %s : f32
-    }} -> {tensor((HEADS, SEQ, HEAD_DIM))}
-    return %r : {tensor((HEADS, SEQ, HEAD_DIM))}
-  }}
-  func.func private @project_heads_transposed(%x: {ACT}, %w: tensor<{HIDDEN}x{HIDDEN}xf32>, %b: tensor<{HIDDEN}xf32>) -> {tensor((HEADS, HEAD_DIM, SEQ))} {{
-    %zero = arith.constant 0.0 : f32
-    %empty = tensor.empty() : {ACT}
-    %init = linalg.fill ins(%zero : f32) outs(%empty : {ACT}) -> {ACT}
-    %mm = linalg.matmul ins(%x, %w : {ACT}, tensor<{HIDDEN}x{HIDDEN}xf32>) outs(%init : {ACT}) -> {ACT}
-    %mm3 = tensor.expand_shape %mm [[0], [1, 2]] output_shape [{SEQ}, {HEADS}, {HEAD_DIM}] : {ACT} into {tensor((SEQ, HEADS, HEAD_DIM))}
-    %b2 = tensor.expand_shape %b [[0, 1]] output_shape [{HEADS}, {HEAD_DIM}] : tensor<{HIDDEN}xf32> into {tensor((HEADS, HEAD_DIM))}
-    %heads = tensor.empty() : {tensor((HEADS, HEAD_DIM, SEQ))}
-    %r = linalg.generic {{indexing_maps = [#map_hdi_ihd, #map_hdi_hd, #map_hid_hid], iterator_types = ["parallel", "parallel", "parallel"]}}
-        ins(%mm3, %b2 : {tensor((SEQ, HEADS, HEAD_DIM))}, {tensor((HEADS, HEAD_DIM))}) outs(%heads : {tensor((HEADS, HEAD_DIM, SEQ))}) {{
-    ^bb0(%v: f32, %bias: f32, %out: f32):
-      %s = arith.addf %v, %bias : f32
-      linalg.yield %s : f32
-    }} -> {tensor((HEADS, HEAD_DIM, SEQ))}
-    return %r : {tensor((HEADS, HEAD_DIM, SEQ))}
-  }}
-
+{project_heads("project_heads", (HEADS, SEQ, HEAD_DIM), "#map_hid_ihd", "#map_hid_hd")}{project_heads("project_heads_transposed", (HEADS, HEAD_DIM, SEQ), "#map_hdi_ihd", "#map_hdi_hd")}
   // Causal softmax of q·kᵀ / sqrt(head_dim) along the key dimension: row
   // max (reduction), exponentials (elementwise), row sum (reduction),
   // normalize (elementwise). The exponentials get their own elementwise
