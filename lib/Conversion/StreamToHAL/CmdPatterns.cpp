@@ -250,10 +250,8 @@ private:
   bool needsBarrier = false;
 };
 
-struct CmdExecutePattern : OpConversionPattern<stream::CmdExecuteOp> {
-  CmdExecutePattern(const TypeConverter &typeConverter, MLIRContext *context,
-                    const ConversionState &state)
-      : OpConversionPattern(typeConverter, context), state(state) {}
+struct CmdExecutePattern : StatefulPattern<stream::CmdExecuteOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(stream::CmdExecuteOp op, OpAdaptor adaptor,
@@ -290,7 +288,6 @@ struct CmdExecutePattern : OpConversionPattern<stream::CmdExecuteOp> {
     return success();
   }
 
-  const ConversionState &state;
 };
 
 } // namespace

@@ -21,10 +21,8 @@ using namespace fleet::stream_to_hal;
 
 namespace {
 
-struct ResourceAllocaPattern : OpConversionPattern<stream::ResourceAllocaOp> {
-  ResourceAllocaPattern(const TypeConverter &typeConverter,
-                        MLIRContext *context, const ConversionState &state)
-      : OpConversionPattern(typeConverter, context), state(state) {}
+struct ResourceAllocaPattern : StatefulPattern<stream::ResourceAllocaOp> {
+  using StatefulPattern::StatefulPattern;
   LogicalResult
   matchAndRewrite(stream::ResourceAllocaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -49,14 +47,10 @@ struct ResourceAllocaPattern : OpConversionPattern<stream::ResourceAllocaOp> {
     rewriter.replaceOp(op, {buffer, signalFence});
     return success();
   }
-  const ConversionState &state;
 };
 
-struct ResourceDeallocaPattern
-    : OpConversionPattern<stream::ResourceDeallocaOp> {
-  ResourceDeallocaPattern(const TypeConverter &typeConverter,
-                          MLIRContext *context, const ConversionState &state)
-      : OpConversionPattern(typeConverter, context), state(state) {}
+struct ResourceDeallocaPattern : StatefulPattern<stream::ResourceDeallocaOp> {
+  using StatefulPattern::StatefulPattern;
   LogicalResult
   matchAndRewrite(stream::ResourceDeallocaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -89,13 +83,10 @@ struct ResourceDeallocaPattern
     rewriter.replaceOp(op, signalFence);
     return success();
   }
-  const ConversionState &state;
 };
 
-struct ResourceAllocPattern : OpConversionPattern<stream::ResourceAllocOp> {
-  ResourceAllocPattern(const TypeConverter &typeConverter,
-                       MLIRContext *context, const ConversionState &state)
-      : OpConversionPattern(typeConverter, context), state(state) {}
+struct ResourceAllocPattern : StatefulPattern<stream::ResourceAllocOp> {
+  using StatefulPattern::StatefulPattern;
   LogicalResult
   matchAndRewrite(stream::ResourceAllocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -115,16 +106,13 @@ struct ResourceAllocPattern : OpConversionPattern<stream::ResourceAllocOp> {
         target->bufferUsage, adaptor.getStorageSize());
     return success();
   }
-  const ConversionState &state;
 };
 
 /// Host bytes used in place when the device can import them; otherwise a
 /// device allocation filled by a queue update, waited for on the host (the
 /// mapped resource is usable immediately, it has no timepoint).
-struct ResourceTryMapPattern : OpConversionPattern<stream::ResourceTryMapOp> {
-  ResourceTryMapPattern(const TypeConverter &typeConverter,
-                        MLIRContext *context, const ConversionState &state)
-      : OpConversionPattern(typeConverter, context), state(state) {}
+struct ResourceTryMapPattern : StatefulPattern<stream::ResourceTryMapOp> {
+  using StatefulPattern::StatefulPattern;
   LogicalResult
   matchAndRewrite(stream::ResourceTryMapOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -173,15 +161,12 @@ struct ResourceTryMapPattern : OpConversionPattern<stream::ResourceTryMapOp> {
     rewriter.replaceOp(op, {mapped, ifOp.getResult(0)});
     return success();
   }
-  const ConversionState &state;
 };
 
 /// `stream.context.resolve`: each result by type — the device, its queue
 /// mask (`i64`) or its allocator.
-struct ContextResolvePattern : OpConversionPattern<stream::ContextResolveOp> {
-  ContextResolvePattern(const TypeConverter &typeConverter,
-                        MLIRContext *context, const ConversionState &state)
-      : OpConversionPattern(typeConverter, context), state(state) {}
+struct ContextResolvePattern : StatefulPattern<stream::ContextResolveOp> {
+  using StatefulPattern::StatefulPattern;
   LogicalResult
   matchAndRewrite(stream::ContextResolveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -209,7 +194,6 @@ struct ContextResolvePattern : OpConversionPattern<stream::ContextResolveOp> {
     rewriter.replaceOp(op, results);
     return success();
   }
-  const ConversionState &state;
 };
 
 /// The byte size of `resource` as known at `user`: from the op defining it,

@@ -102,11 +102,8 @@ struct TimepointImportPattern : OpConversionPattern<stream::TimepointImportOp> {
 };
 
 struct TimepointChainExternalPattern
-    : OpConversionPattern<stream::TimepointChainExternalOp> {
-  TimepointChainExternalPattern(const TypeConverter &typeConverter,
-                                MLIRContext *context,
-                                const ConversionState &state)
-      : OpConversionPattern(typeConverter, context), state(state) {}
+    : StatefulPattern<stream::TimepointChainExternalOp> {
+  using StatefulPattern::StatefulPattern;
   LogicalResult
   matchAndRewrite(stream::TimepointChainExternalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -126,7 +123,6 @@ struct TimepointChainExternalPattern
     rewriter.eraseOp(op);
     return success();
   }
-  const ConversionState &state;
 };
 
 } // namespace

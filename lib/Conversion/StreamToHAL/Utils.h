@@ -27,6 +27,17 @@ struct ConversionState {
   mlir::SymbolTable symbols;
 };
 
+/// A conversion pattern of `OpT` that reads the pass's shared state.
+template <typename OpT>
+struct StatefulPattern : mlir::OpConversionPattern<OpT> {
+  StatefulPattern(const mlir::TypeConverter &typeConverter,
+                  mlir::MLIRContext *context, const ConversionState &state)
+      : mlir::OpConversionPattern<OpT>(typeConverter, context),
+        state(state) {}
+
+  const ConversionState &state;
+};
+
 /// The affinity `op` runs on: its own `on(...)` when it has one, else the
 /// nearest `stream.affinity` of an ancestor, else the module's
 /// `stream.affinity.default`, else the only declared device. Null when none

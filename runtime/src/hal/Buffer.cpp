@@ -26,6 +26,14 @@ std::string Buffer::describe() const {
                 device_->name(), "'");
 }
 
+Status Buffer::requireUsage(std::string_view operation, std::string_view what,
+                            BufferUsage usage) const {
+  if (anyBitSet(allowedUsage(), usage))
+    return Status();
+  return makeStatus(StatusCode::PermissionDenied, operation, ": ", what, " ",
+                    describe(), " lacks usage ", toString(usage));
+}
+
 StatusOr<uint64_t> Buffer::resolveRange(std::string_view operation,
                                         std::string_view what, uint64_t offset,
                                         uint64_t length) const {

@@ -74,10 +74,9 @@ Status CommandBuffer::addBinding(const char *operation, const char *what,
     return Status();
   }
   Buffer &buffer = *ref.buffer;
-  if (!anyBitSet(buffer.allowedUsage(), requiredUsage))
-    return makeStatus(StatusCode::PermissionDenied, operation, ": ",
-                      operand(), " ", buffer.describe(), " lacks usage ",
-                      toString(requiredUsage));
+  if (Status denied = buffer.requireUsage(operation, operand(), requiredUsage);
+      !denied.ok())
+    return denied;
   if (ref.offset > buffer.byteSize() ||
       (ref.length != kWholeBuffer &&
        ref.length > buffer.byteSize() - ref.offset)) {

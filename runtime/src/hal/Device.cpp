@@ -312,11 +312,11 @@ Status Device::queueExecute(QueueAffinity affinity, Fence *wait, Fence *signal,
               : (command.kind == CommandKind::Copy && b == 0)
                   ? BufferUsage::TransferSource
                   : BufferUsage::TransferTarget;
-          if (!anyBitSet(entry.buffer->allowedUsage(), needed))
-            return fail(makeStatus(StatusCode::PermissionDenied, name,
-                                   ": binding table slot ", ref.slot, " ",
-                                   entry.buffer->describe(), " lacks usage ",
-                                   toString(needed)));
+          if (Status denied = entry.buffer->requireUsage(
+                  name, "binding table slot " + std::to_string(ref.slot),
+                  needed);
+              !denied.ok())
+            return fail(denied);
           uint64_t length = ref.length == kWholeBuffer
                                 ? (ref.offset <= entry.length
                                        ? entry.length - ref.offset
@@ -349,12 +349,14 @@ Status Device::queueCopy(QueueAffinity affinity, Fence *wait, Fence *signal,
   Status status = beginOp(op, affinity, wait, signal);
   if (!status.ok())
     return fail(status);
-  if (!anyBitSet(source.allowedUsage(), BufferUsage::TransferSource))
-    return fail(makeStatus(StatusCode::PermissionDenied, name, ": source ",
-                           source.describe(), " lacks usage TransferSource"));
-  if (!anyBitSet(target.allowedUsage(), BufferUsage::TransferTarget))
-    return fail(makeStatus(StatusCode::PermissionDenied, name, ": target ",
-                           target.describe(), " lacks usage TransferTarget"));
+  if (Status denied = source.requireUsage(name, "source",
+                                          BufferUsage::TransferSource);
+      !denied.ok())
+    return fail(denied);
+  if (Status denied = target.requireUsage(name, "target",
+                                          BufferUsage::TransferTarget);
+      !denied.ok())
+    return fail(denied);
   auto sourceLength = source.resolveRange(name, "source", sourceOffset, length);
   if (!sourceLength.ok())
     return fail(sourceLength.status());
@@ -390,9 +392,10 @@ Status Device::queueFill(QueueAffinity affinity, Fence *wait, Fence *signal,
     return fail(makeStatus(StatusCode::InvalidArgument, name,
                            ": pattern length ", int(patternLength),
                            " is not 1, 2 or 4 bytes"));
-  if (!anyBitSet(target.allowedUsage(), BufferUsage::TransferTarget))
-    return fail(makeStatus(StatusCode::PermissionDenied, name, ": target ",
-                           target.describe(), " lacks usage TransferTarget"));
+  if (Status denied = target.requireUsage(name, "target",
+                                          BufferUsage::TransferTarget);
+      !denied.ok())
+    return fail(denied);
   auto resolved = target.resolveRange(name, "target", targetOffset, length);
   if (!resolved.ok())
     return fail(resolved.status());
@@ -423,9 +426,10 @@ Status Device::queueUpdate(QueueAffinity affinity, Fence *wait, Fence *signal,
   Status status = beginOp(op, affinity, wait, signal);
   if (!status.ok())
     return fail(status);
-  if (!anyBitSet(target.allowedUsage(), BufferUsage::TransferTarget))
-    return fail(makeStatus(StatusCode::PermissionDenied, name, ": target ",
-                           target.describe(), " lacks usage TransferTarget"));
+  if (Status denied = target.requireUsage(name, "target",
+                                          BufferUsage::TransferTarget);
+      !denied.ok())
+    return fail(denied);
   if (length == kWholeBuffer)
     return fail(makeStatus(StatusCode::InvalidArgument, name,
                            ": the length of host data must be given"));

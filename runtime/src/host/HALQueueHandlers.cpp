@@ -65,20 +65,35 @@ const Instr *fenceCreate(Frame &frame, const Instr *instr) {
   return instr + 1;
 }
 
-const Instr *fenceJoin(Frame &frame, const Instr *instr) {
-  constexpr size_t kInline = 8;
-  Fence *inlineFences[kInline];
-  std::vector<Fence *> heapFences;
-  size_t count = size_t(instr->imm);
-  Fence **fences = inlineFences;
-  if (count > kInline) {
-    heapFences.resize(count);
-    fences = heapFences.data();
+/// The fences an op lists in its first `instr->imm` slots; up to 8 without
+/// a heap allocation (joins and awaits of a few fences are the common case).
+class FenceList {
+public:
+  FenceList(Frame &frame, const Instr *instr) : count_(size_t(instr->imm)) {
+    if (count_ > kInline)
+      heap_.resize(count_);
+    Fence **fences = data();
+    for (size_t i = 0; i < count_; ++i)
+      fences[i] = refAs<Fence>(frame, instr->slots[i]);
   }
-  for (size_t i = 0; i < count; ++i)
-    fences[i] = refAs<Fence>(frame, instr->slots[i]);
+  FenceList(const FenceList &) = delete;
+  FenceList &operator=(const FenceList &) = delete;
+  size_t size() const { return count_; }
+  hal::Span<Fence *const> span() { return {data(), count_}; }
+
+private:
+  static constexpr size_t kInline = 8;
+  Fence **data() { return count_ > kInline ? heap_.data() : inline_; }
+  size_t count_;
+  Fence *inline_[kInline];
+  std::vector<Fence *> heap_;
+};
+
+const Instr *fenceJoin(Frame &frame, const Instr *instr) {
+  FenceList fences(frame, instr);
+  size_t count = fences.size();
   storeRef(frame.refs[instr->slots[count]],
-           Fence::join(hal::Span<Fence *const>(fences, count)).detach());
+           Fence::join(fences.span()).detach());
   return instr + 1;
 }
 
@@ -109,17 +124,8 @@ const Instr *fenceFail(Frame &frame, const Instr *instr) {
 
 /// A negative timeout waits without limit, 0 polls (IREE's convention).
 const Instr *fenceAwait(Frame &frame, const Instr *instr) {
-  constexpr size_t kInline = 8;
-  Fence *inlineFences[kInline];
-  std::vector<Fence *> heapFences;
-  size_t count = size_t(instr->imm);
-  Fence **fences = inlineFences;
-  if (count > kInline) {
-    heapFences.resize(count);
-    fences = heapFences.data();
-  }
-  for (size_t i = 0; i < count; ++i)
-    fences[i] = refAs<Fence>(frame, instr->slots[i]);
+  FenceList fences(frame, instr);
+  size_t count = fences.size();
   auto millis = int32_t(uint32_t(frame.scalars[instr->slots[count]]));
   uint64_t limit = frame.state->context->hostWaitLimit();
   if (limit && (millis < 0 || uint64_t(millis) > limit))
@@ -129,7 +135,7 @@ const Instr *fenceAwait(Frame &frame, const Instr *instr) {
                              ? hal::Timeout::immediate()
                              : hal::Timeout::milliseconds(uint64_t(millis));
   Status status =
-      hal::waitFences(hal::Span<Fence *const>(fences, count), timeout);
+      hal::waitFences(fences.span(), timeout);
   if (!status.ok())
     frame.state->lastWaitFailure = status;
   frame.scalars[instr->slots[count + 1]] = uint32_t(status.code());

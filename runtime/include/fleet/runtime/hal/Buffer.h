@@ -78,6 +78,11 @@ public:
     return importedBy_.load(std::memory_order_acquire);
   }
 
+  /// PERMISSION_DENIED "<operation>: <what> <describe()> lacks usage
+  /// <usage>" unless one of `usage`'s bits is allowed; OK otherwise.
+  Status requireUsage(std::string_view operation, std::string_view what,
+                      BufferUsage usage) const;
+
   /// Resolves kWholeBuffer and checks `offset + length <= byteSize()`.
   /// `what` names the operand in the error ("source", "binding 2").
   StatusOr<uint64_t> resolveRange(std::string_view operation,
