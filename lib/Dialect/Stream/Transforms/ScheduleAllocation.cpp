@@ -16,6 +16,11 @@
 //     ends in an execution barrier, so the later writer cannot overtake the
 //     earlier readers); results passed between regions are deallocated after
 //     the last region reading them;
+//   - a buffer an `scf.for` carries from one iteration to the next is freed
+//     once the iteration's regions have read it, when the loop owns it: its
+//     init is an allocation only regions and the loop use, each iteration
+//     yields a fresh allocation, and the body hands it only to regions; the
+//     loop's result is freed after the last region reading it;
 //   - dispatches become `stream.cmd.dispatch` (ro inputs, wo results, rw
 //     tied), transfers `stream.cmd.copy`, preceded by `stream.cmd.invalidate
 //     from(SRC)` when the source lives on another device than where the copy
@@ -35,6 +40,7 @@
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -525,43 +531,83 @@ void Allocator::convertConstant(AsyncConstantOp constant) {
   constant.erase();
 }
 
+/// A dealloca of `buffer` on the queue of the last of `readers` (command
+/// regions of one block), awaiting all of them. Freeing on the last
+/// reader's queue: that queue has nothing of this value left to do, while a
+/// wait on another device's work queued on the producer's in-order queue
+/// would hold back the producer's next region (pipelining, Fleet issue 12).
+static void deallocateAfter(Value buffer, ArrayRef<CmdExecuteOp> readers) {
+  CmdExecuteOp last = readers.front();
+  SmallVector<Value> timepoints;
+  for (CmdExecuteOp reader : readers) {
+    if (last->isBeforeInBlock(reader))
+      last = reader;
+    timepoints.push_back(reader.getResultTimepoint());
+  }
+  OpBuilder builder = OpBuilder::atBlockBegin(last->getBlock());
+  builder.setInsertionPointAfter(last);
+  Location loc = last.getLoc();
+  Value await = joinTimepoints(builder, loc, timepoints);
+  Value size = getResourceSize(builder, loc, buffer);
+  ResourceDeallocaOp::create(builder, loc,
+                             TimepointType::get(builder.getContext()), buffer,
+                             size, await, /*prefer_origin=*/true,
+                             last.getAffinityAttr());
+}
+
+/// The command regions among the users of `value` in `block`, or nothing
+/// when anything else (the host, a yield, a loop) uses it.
+static std::optional<SmallVector<CmdExecuteOp>> getOnlyRegionReaders(
+    Value value, Block *block) {
+  SmallVector<CmdExecuteOp> readers;
+  for (Operation *user : value.getUsers()) {
+    auto region = dyn_cast<CmdExecuteOp>(user);
+    if (!region || region->getBlock() != block)
+      return std::nullopt;
+    readers.push_back(region);
+  }
+  return readers;
+}
+
 void Allocator::deallocateBetweenRegions(Block &block) {
   // A buffer read only by command regions is freed after the last of them.
   for (auto [buffer, affinity] : allocated) {
     if (buffer.getParentBlock() != &block)
       continue;
-    SmallVector<CmdExecuteOp> readers;
-    bool onlyRegions = true;
-    for (Operation *user : buffer.getUsers()) {
-      if (auto region = dyn_cast<CmdExecuteOp>(user))
-        readers.push_back(region);
-      else
-        onlyRegions = false;
-    }
-    if (!onlyRegions || readers.size() < 2)
+    auto readers = getOnlyRegionReaders(buffer, &block);
+    if (!readers || readers->size() < 2)
       continue; // producer only, or host uses: the host owns it.
-    CmdExecuteOp last = readers.front();
-    SmallVector<Value> timepoints;
-    for (CmdExecuteOp reader : readers) {
-      if (last->isBeforeInBlock(reader))
-        last = reader;
-      timepoints.push_back(reader.getResultTimepoint());
-    }
-    // Free on the queue of the last reader: its queue has nothing of this
-    // value left to do, while queueing a wait on another device's work on
-    // the producer's in-order queue would hold back the producer's next
-    // region (pipelining, Fleet issue 12).
-    affinity = last.getAffinityAttr();
-    OpBuilder builder(block.getParentOp()->getContext());
-    builder.setInsertionPointAfter(last);
-    Location loc = last.getLoc();
-    Value await = joinTimepoints(builder, loc, timepoints);
-    Value size = getResourceSize(builder, loc, buffer);
-    ResourceDeallocaOp::create(builder, loc,
-                               TimepointType::get(builder.getContext()), buffer,
-                               size, await, /*prefer_origin=*/true, affinity);
+    deallocateAfter(buffer, *readers);
   }
   allocated.clear();
+}
+
+/// Frees the buffers `loop` owns (see the file comment).
+static void deallocateLoopCarried(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  for (auto [index, init] : llvm::enumerate(loop.getInitArgs())) {
+    if (!isa<ResourceType>(init.getType()))
+      continue;
+    auto initAlloca = init.getDefiningOp<ResourceAllocaOp>();
+    if (!initAlloca || initAlloca->getBlock() != loop->getBlock() ||
+        !llvm::all_of(init.getUsers(), [&](Operation *user) {
+          return user == loop || isa<CmdExecuteOp>(user);
+        }))
+      continue;
+    auto fresh = yield.getOperand(index).getDefiningOp<ResourceAllocaOp>();
+    if (!fresh || fresh->getBlock() != body)
+      continue;
+    BlockArgument carried = loop.getRegionIterArg(index);
+    auto readers = getOnlyRegionReaders(carried, body);
+    if (!readers || readers->empty())
+      continue;
+    deallocateAfter(carried, *readers);
+    Value result = loop.getResult(index);
+    auto resultReaders = getOnlyRegionReaders(result, loop->getBlock());
+    if (resultReaders && !resultReaders->empty())
+      deallocateAfter(result, *resultReaders);
+  }
 }
 
 struct ScheduleAllocationPass
@@ -591,6 +637,10 @@ struct ScheduleAllocationPass
           return signalPassFailure();
       allocator.deallocateBetweenRegions(*block);
     }
+    module.walk([](scf::ForOp loop) {
+      if (!loop->getParentOfType<ExecutableOp>())
+        deallocateLoopCarried(loop);
+    });
   }
 };
 

@@ -140,3 +140,58 @@ util.func public @share(%x: !stream.resource<external>) -> !stream.resource<exte
   util.return %h : !stream.resource<external>
 }
 }
+
+// -----
+
+module {
+util.global private @a = #hal.device.target<"local"> : !hal.device
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+// A loop that owns the buffer it carries: each iteration frees the previous
+// iteration's buffer once its region has read it, and the loop's result is
+// freed after the region that copies it out. Without this every iteration's
+// buffer would stay allocated until the program ends.
+// CHECK-LABEL: @carried
+// CHECK: %[[INIT:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<transient>
+// CHECK: %[[LOOP:.+]]:2 = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[CARRIED:.+]] = %[[INIT]], %{{.+}} = %{{.+}})
+// CHECK: %[[NEXT:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<transient>
+// CHECK: %[[STEP:.+]] = stream.cmd.execute on(#hal.device.affinity<@a>) {{.+}} with(%[[CARRIED]] as
+// CHECK: stream.resource.dealloca origin on(#hal.device.affinity<@a>) await(%[[STEP]]) => %[[CARRIED]]
+// CHECK-NEXT: scf.yield %[[NEXT]], %[[STEP]]
+// CHECK: %[[OUT:.+]] = stream.cmd.execute on(#hal.device.affinity<@a>) {{.+}} with(%[[LOOP]]#0 as
+// CHECK: stream.resource.dealloca origin on(#hal.device.affinity<@a>) await(%[[OUT]]) => %[[LOOP]]#0
+// The host owns what it reads: no dealloca of the exported result.
+// CHECK-NOT: stream.resource.dealloca
+// CHECK: util.return
+util.func public @carried(%x: !stream.resource<external>, %n: index) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %init, %t0 = stream.async.execute on(#hal.device.affinity<@a>) with(%x as %cx: !stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cx[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16}
+    stream.yield %d : !stream.resource<transient>{%c16}
+  } => !stream.timepoint
+  %loop:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init, %t = %t0) -> (!stream.resource<transient>, !stream.timepoint) {
+    %next, %tn = stream.async.execute on(#hal.device.affinity<@a>) await(%t) => with(%acc as %ca: !stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16} {
+      %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%ca[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+      stream.yield %d : !stream.resource<transient>{%c16}
+    } => !stream.timepoint
+    scf.yield %next, %tn : !stream.resource<transient>, !stream.timepoint
+  }
+  %r, %tr = stream.async.execute on(#hal.device.affinity<@a>) await(%loop#1) => with(%loop#0 as %cl: !stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cl[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16}
+    stream.yield %d : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %h = stream.timepoint.await %tr => %r : !stream.resource<external>{%c16}
+  util.return %h : !stream.resource<external>
+}
+}
