@@ -23,6 +23,12 @@ child slice per command nested inside it on the same track.
   queue copies flagged `cross_device`. An execute slice carries the bytes
   of its copy/fill/update commands (its child slices carry none); compiled
   programs fill only splat constants, which these samples do not have.
+  This is the issue's P5 figure ("summed from the trace's copy slices"). It
+  counts a transfer's copy even when both of its buffers belong to one
+  device (a device reading another's memory in place moves the bytes in
+  the kernel, not in a copy); the part whose source and target buffers
+  belong to different devices is reported apart as `cross_device_bytes`,
+  the figure `--print_statistics` calls "bytes between devices".
 Used by scripts/demo and scripts/bench; importable (`analyze(path)`).
 """
 import json
@@ -74,7 +80,7 @@ def analyze(path):
             (start, end, event["name"], event.get("args", {})))
     per_device = {}
     first, last = None, None
-    moved = copies = host_bytes = 0
+    moved = copies = host_bytes = crossing = 0
     for track, slices in by_track.items():
         device = track.rsplit(" queue ", 1)[0]
         info = per_device.setdefault(
@@ -96,6 +102,7 @@ def analyze(path):
             info["slices"] += 1
             first = start if first is None else min(first, start)
             last = end if last is None else max(last, end)
+            crossing += int(args.get("cross_device_bytes", 0))
             if not size:
                 continue
             if is_child:
@@ -121,6 +128,7 @@ def analyze(path):
         "makespan_us": makespan,
         "overlap": busiest / makespan if makespan > 0 else 0.0,
         "bytes_moved": moved,
+        "cross_device_bytes": crossing,
         "copies": copies,
         "host_transfer_bytes": host_bytes,
         "host_wait_us": _union_length(host_wait),
@@ -141,7 +149,10 @@ def main():
     print(f"makespan: {report['makespan_us'] / 1000:.3f} ms")
     print(f"overlap efficiency: {report['overlap']:.3f}")
     print(f"bytes moved between devices: {report['bytes_moved']} "
-          f"({report['copies']} slices)")
+          f"({report['copies']} slices; program copies)")
+    print(f"  of which between buffers of different devices: "
+          f"{report['cross_device_bytes']} (--print_statistics' "
+          f"\"bytes between devices\")")
     print(f"host transfer bytes: {report['host_transfer_bytes']}")
 
 

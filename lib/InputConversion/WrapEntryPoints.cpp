@@ -328,6 +328,29 @@ bool hasTensors(FunctionType type) {
          llvm::any_of(type.getResults(), llvm::IsaPred<RankedTensorType>);
 }
 
+/// Buffer views at the ABI carry static shapes only: a dynamic dimension on
+/// an argument or result is an error naming it (instead of a mismatch
+/// deep in the wrapped code).
+static LogicalResult verifyStaticShapes(util::FuncOp func) {
+  FunctionType type = func.getFunctionType();
+  auto check = [&](Type t, StringRef what, unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if ((tensor && tensor.hasStaticShape()) || !isa<TensorType>(t))
+      return success();
+    return func.emitError()
+           << what << " " << index << " of @" << func.getSymName()
+           << " has the dynamically shaped type " << t
+           << "; Fleet supports static shapes only";
+  };
+  for (auto [index, t] : llvm::enumerate(type.getInputs()))
+    if (failed(check(t, "argument", index)))
+      return failure();
+  for (auto [index, t] : llvm::enumerate(type.getResults()))
+    if (failed(check(t, "result", index)))
+      return failure();
+  return success();
+}
+
 struct WrapEntryPointsPass
     : public fleet::input::impl::WrapEntryPointsPassBase<WrapEntryPointsPass> {
   using Base::Base;
@@ -353,6 +376,9 @@ struct WrapEntryPointsPass
         exports.push_back(func);
       }
     }
+    for (util::FuncOp func : llvm::concat<util::FuncOp>(imports, exports))
+      if (failed(verifyStaticShapes(func)))
+        return signalPassFailure();
     for (util::FuncOp func : imports)
       if (failed(wrapImport(module, func, symbolTable)))
         return signalPassFailure();

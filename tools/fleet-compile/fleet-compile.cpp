@@ -23,6 +23,7 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -109,6 +110,13 @@ int main(int argc, char **argv) {
   fleet::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics point at the user's source; the generic form of the op
+  // they are attached to helps compiler developers only (fleet-opt prints
+  // it, and so does --mlir-print-op-on-diagnostic here).
+  if (llvm::none_of(llvm::ArrayRef(argv, argc), [](const char *arg) {
+        return llvm::StringRef(arg).contains("mlir-print-op-on-diagnostic");
+      }))
+    context.printOpOnDiagnostic(false);
 
   std::string errorMessage;
   auto input = openInputFile(inputFilename, &errorMessage);
@@ -139,6 +147,10 @@ int main(int argc, char **argv) {
   if (failed(pm.run(*module)))
     return 1;
 
+  if (compileTo == fleet::CompilePhase::End && outputFilename == "-" &&
+      llvm::sys::Process::StandardOutIsDisplayed())
+    return fail("the artifact is binary: write it with -o FILE, or pipe it "
+                "(fleet-compile s.mlir | fleet-run --module=- ...)");
   auto output = openOutputFile(outputFilename, &errorMessage);
   if (!output)
     return fail(errorMessage);

@@ -20,6 +20,7 @@
 #include "fleet/runtime/host/Context.h"
 #include "fleet/runtime/tooling/Tensor.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -107,10 +108,16 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// Set when writing the trace fails or queue ops fail after the function
+/// returned: fleet-run then exits 1 even though the call succeeded.
+bool reportingFailed = false;
+
 /// Trace and statistics are written on every exit path once the run began.
 struct Reporting {
   hal::Tracer tracer;
   host::Context *context = nullptr;
+  /// The run already reported its failure (queue-op failures included).
+  bool runFailed = false;
 
   Reporting() {
     if (!traceFile.empty())
@@ -121,13 +128,29 @@ struct Reporting {
   ~Reporting() {
     // Trailing queue ops (deallocas the host program never waits on) belong
     // in the trace and the statistics too.
-    if (context)
-      context->waitIdle().ignoreError();
+    if (context) {
+      if (hal::Status idle = context->waitIdle(); !idle.ok()) {
+        reportingFailed = true;
+        fail(idle.toString());
+      }
+      // A failure the program never waited for (e.g. a trailing dealloca)
+      // still fails the run.
+      for (hal::Device *device : context->devices())
+        if (uint64_t failed = device->statistics().queueOpsFailed;
+            failed && !runFailed) {
+          reportingFailed = true;
+          fail(std::to_string(failed) + " queue op(s) on device '" +
+               std::string(device->name()) +
+               "' failed (see --trace or --print_statistics)");
+        }
+    }
     if (!traceFile.empty()) {
       tracer.uninstall();
       hal::Status status = tracer.writeChromeJson(traceFile);
-      if (!status.ok())
+      if (!status.ok()) {
+        reportingFailed = true;
         fail(status.toString());
+      }
     }
     if (printStatistics && context) {
       llvm::errs() << hal::formatStatistics(context->devices(),
@@ -377,6 +400,13 @@ int printResults(const host::Function &function,
 int run() {
   if (modules.empty())
     return fail("no --module given (a .fleet artifact from fleet-compile)");
+  if (!traceFile.empty()) {
+    // Find out now, not after the run, that the trace cannot be written.
+    std::error_code error;
+    llvm::raw_fd_ostream probe(traceFile, error);
+    if (error)
+      return fail("--trace '" + traceFile + "': " + error.message());
+  }
   auto devices = createDevices();
   if (!devices.ok())
     return fail(devices.status().toString());
@@ -449,11 +479,13 @@ int run() {
                  .withContext("@" + function->qualifiedName() +
                               ": its signal fence failed");
   if (!status.ok()) {
+    reporting.runFailed = true;
     llvm::outs() << "EXEC @" << function->name() << "\n";
     llvm::outs().flush();
     return fail(status.toString());
   }
   int code = printResults(*function, results);
+  reporting.runFailed = code != 0;
   llvm::outs().flush();
   return code;
 }
@@ -463,8 +495,15 @@ int run() {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions({&category});
+  // `@file` reads flags from a response file; a missing one would otherwise
+  // read as an unknown argument.
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] == '@' && !llvm::sys::fs::exists(argv[i] + 1))
+      return fail(std::string("response file '") + (argv[i] + 1) +
+                  "' not found");
   cl::ParseCommandLineOptions(
       argc, argv,
       "Fleet runner: runs a function of .fleet artifacts on runtime devices\n");
-  return run();
+  int code = run();
+  return reportingFailed ? 1 : code;
 }

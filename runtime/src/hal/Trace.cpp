@@ -159,6 +159,9 @@ std::string Tracer::toChromeJson() const {
       out += ",\"bytes\":" + std::to_string(slice.bytes);
     if (slice.crossDevice)
       out += ",\"cross_device\":true";
+    if (slice.crossDeviceBytes)
+      out += ",\"cross_device_bytes\":" +
+             std::to_string(slice.crossDeviceBytes);
     if (slice.failed)
       out += ",\"failed\":true";
     out += "}}";

@@ -476,11 +476,18 @@ std::optional<std::string> compareTensors(const HostTensor &actual,
     for (size_t d = 0; d < coordinates.size(); ++d)
       where += (d ? ", " : "") + std::to_string(coordinates[d]);
     where += "]";
+    if (isFloat(actual.elementType) && supported(actual.elementType)) {
+      // All significant digits, so the two never print alike.
+      double a = elementAsDouble(actual, i), e = elementAsDouble(expected, i);
+      char text[128];
+      std::snprintf(text, sizeof(text),
+                    " is %.9g but %.9g was expected (difference %.3g, "
+                    "tolerance %g)",
+                    a, e, std::fabs(a - e), tolerance);
+      return "element " + where + text;
+    }
     return "element " + where + " is " + formatElement(actual, size_t(i)) +
-           " but " + formatElement(expected, size_t(i)) + " was expected" +
-           (isFloat(actual.elementType)
-                ? hal::concat(" (tolerance ", tolerance, ")")
-                : std::string());
+           " but " + formatElement(expected, size_t(i)) + " was expected";
   }
   return std::nullopt;
 }

@@ -31,13 +31,13 @@
 // SUCCESS: EXEC @abs
 // SUCCESS-NEXT: [SUCCESS] all function outputs matched their expected values.
 // RUN: not fleet-run --module=%t.fleet --device=local-sync --function=abs --input=4xf32=-1,2,-3,4 --expected_output=4xf32=1,2,3,5 | FileCheck %s --check-prefix=FAILED
-// FAILED: [FAILED] result[0]: element [3] is 4 but 5 was expected (tolerance 0.0001)
+// FAILED: [FAILED] result[0]: element [3] is 4 but 5 was expected (difference 1, tolerance 0.0001)
 // FAILED-NEXT: expected:
 // FAILED-NEXT: 4xf32=1 2 3 5
 // FAILED-NEXT: actual:
 // FAILED-NEXT: 4xf32=1 2 3 4
 // RUN: not fleet-run --module=%t.fleet --device=local-sync --function=abs --input=4xf32=-1,2,-3,4 --expected_output=4xf32=1,2,3,4.00001 --expected_f32_threshold=0 | FileCheck %s --check-prefix=STRICT
-// STRICT: [FAILED] result[0]: element [3] is 4 but 4.00001 was expected (tolerance 0)
+// STRICT: [FAILED] result[0]: element [3] is 4 but 4.00001001 was expected (difference 1e-05, tolerance 0)
 // RUN: not fleet-run --module=%t.fleet --device=local-sync --function=abs --input=4xf32=-1,2,-3,4 --expected_output=2x2xf32=1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: [FAILED] result[0]: the result is 4xf32 but 2x2xf32 was expected
 // RUN: not fleet-run --module=%t.fleet --device=local-sync --function=abs --input=4xf32=-1,2,-3,4 --expected_output=4xf32=1 --expected_output=4xf32=1 2>&1 | FileCheck %s --check-prefix=COUNT

@@ -37,6 +37,13 @@
 // DEADLOCK: error: DEADLINE_EXCEEDED: waiting forever: {{.*}}
 // DEADLOCK-NEXT: at util.status.check_ok
 
+// A queue op that fails after the function returned (nothing waits for it,
+// like a trailing dealloca) still fails the run.
+// RUN: not fleet-run --module=%t.fleet --device=local-task?fail_after=1 --function=trailing 2>&1 | FileCheck %s --check-prefix=TRAILING
+// RUN: fleet-run --module=%t.fleet --device=local-task --function=trailing
+// TRAILING: EXEC @trailing
+// TRAILING: error: 1 queue op(s) on device 'local-task:0' failed (see --trace or --print_statistics)
+
 module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 1 : i64} {
   util.global private @__device_0 = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   hal.executable private @kernels {
@@ -90,6 +97,15 @@ module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 
     hal.device.queue.barrier<%device : !hal.device> affinity(%q) wait(%never) signal(%done) flags("None")
     %status = hal.fence.await until([%done]) timeout_millis(%cm1_i32) flags("None") : i32
     util.status.check_ok %status, "waiting forever"
+    util.return
+  }
+
+  util.func public @trailing() {
+    %q = arith.constant -1 : i64
+    %device = util.global.load immutable @__device_0 : !hal.device
+    %none = util.null : !hal.fence
+    %done = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.barrier<%device : !hal.device> affinity(%q) wait(%none) signal(%done) flags("None")
     util.return
   }
 

@@ -66,6 +66,54 @@ FailureOr<DeviceSpec> parseSpec(StringRef text, std::string &error) {
   return spec;
 }
 
+/// Device globals name Fleet's backend and only the properties it reads
+/// (docs/devices.md): a misspelled key would otherwise silently fall back to
+/// its default (e.g. every device at ordinal 0).
+static LogicalResult verifyTarget(util::GlobalOp global,
+                                  DeviceTargetAttr target) {
+  if (target.getDeviceID().getValue() != "local")
+    return global.emitError()
+           << "unknown device backend '" << target.getDeviceID().getValue()
+           << "' (Fleet targets: local)";
+  if (DictionaryAttr config = target.getConfiguration()) {
+    for (NamedAttribute entry : config) {
+      StringRef key = entry.getName().getValue();
+      bool typed = key == "ordinal"    ? isa<IntegerAttr>(entry.getValue())
+                   : key == "discrete" ? isa<BoolAttr>(entry.getValue())
+                                       : false;
+      if (key != "ordinal" && key != "discrete")
+        return global.emitError()
+               << "unknown property '" << key << "' of device target '"
+               << target.getDeviceID().getValue()
+               << "' (known: ordinal = N : index, discrete = true|false)";
+      if (!typed)
+        return global.emitError()
+               << "device property '" << key << "' must be "
+               << (key == "ordinal" ? "an integer (ordinal = N : index)"
+                                    : "a boolean (discrete = true)")
+               << ", got " << entry.getValue();
+    }
+  }
+  return success();
+}
+
+static LogicalResult verifyDeclaredTargets(ModuleOp module) {
+  for (auto global : module.getOps<util::GlobalOp>()) {
+    Attribute value = global.getInitialValueAttr();
+    SmallVector<DeviceTargetAttr> targets;
+    if (auto target = dyn_cast_or_null<DeviceTargetAttr>(value))
+      targets.push_back(target);
+    else if (auto select = dyn_cast_or_null<DeviceSelectAttr>(value))
+      for (Attribute candidate : select.getDevices())
+        if (auto target = dyn_cast<DeviceTargetAttr>(candidate))
+          targets.push_back(target);
+    for (DeviceTargetAttr target : targets)
+      if (failed(verifyTarget(global, target)))
+        return failure();
+  }
+  return success();
+}
+
 struct AssignTargetDevicesPass
     : public fleet::hal::impl::AssignTargetDevicesPassBase<
           AssignTargetDevicesPass> {
@@ -74,6 +122,8 @@ struct AssignTargetDevicesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    if (failed(verifyDeclaredTargets(module)))
+      return signalPassFailure();
     DeviceSet existing(module);
     if (!existing.empty()) {
       LLVM_DEBUG(llvm::dbgs() << "module declares devices; ignoring specs\n");

@@ -173,6 +173,7 @@ void LocalDevice::run(PendingOp *pending) {
     slice.startNanoseconds = start;
     slice.endNanoseconds = end;
     slice.bytes = info.bytes;
+    slice.crossDeviceBytes = info.crossDeviceBytes;
     slice.crossDevice = info.crossDevice;
     slice.failed = !status.ok();
     info.tracer->addSlice(std::move(slice));
@@ -255,6 +256,7 @@ Status LocalDevice::copyBytes(const char *operation, Buffer &source,
   info.bytes += length;
   if (&source.device() != &target.device()) {
     info.crossDevice = true;
+    info.crossDeviceBytes += length;
     noteBytesCrossDevice(length);
   }
   return Status();

@@ -101,6 +101,7 @@ private:
     /// Names the trace slice of a one-dispatch execute (tracing only).
     const std::string *exportName = nullptr;
     uint64_t bytes = 0;
+    uint64_t crossDeviceBytes = 0;
     bool crossDevice = false;
     Tracer *tracer = nullptr;
     uint32_t track = 0;

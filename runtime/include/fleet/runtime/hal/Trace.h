@@ -52,6 +52,9 @@ struct TraceSlice {
   uint64_t endNanoseconds = 0;
   /// Bytes copied (copies, updates, fills); 0 otherwise.
   uint64_t bytes = 0;
+  /// The part of `bytes` copied between buffers of different devices (a
+  /// queue copy or an execute's copy commands).
+  uint64_t crossDeviceBytes = 0;
   bool crossDevice = false;
   bool failed = false;
 };
