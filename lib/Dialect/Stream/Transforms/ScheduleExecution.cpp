@@ -15,6 +15,10 @@
 //     later consumer never delays it); otherwise P is closed and X starts a
 //     new region awaiting D;
 //   - a host op consuming a value of an open region closes it.
+// Exports (`stream.tensor.export`, metadata on the host) first move down to
+// their first user, so a result's export does not close regions — and later
+// make the host wait — ahead of device work the program lists after it
+// (e.g. the copy of a second result).
 // Regions await only closed regions and are never reopened, so the region
 // graph is acyclic. Each region is materialized right after its last op:
 // every consumer outside the region comes after that point.
@@ -402,6 +406,24 @@ void BlockScheduler::materialize() {
       await->erase();
 }
 
+/// Moves each export right before its first user in `block` (exports only
+/// read values defined earlier, so the move keeps dominance).
+void sinkExports(Block &block) {
+  SmallVector<TensorExportOp> exports(block.getOps<TensorExportOp>());
+  for (TensorExportOp exportOp : llvm::reverse(exports)) {
+    Operation *first = nullptr;
+    for (Operation *user : exportOp->getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (!top)
+        return; // used outside the block: leave it
+      if (!first || top->isBeforeInBlock(first))
+        first = top;
+    }
+    if (first && first != exportOp->getNextNode())
+      exportOp->moveBefore(first);
+  }
+}
+
 struct ScheduleExecutionPass
     : public fleet::stream::impl::ScheduleExecutionPassBase<
           ScheduleExecutionPass> {
@@ -422,6 +444,7 @@ struct ScheduleExecutionPass
       });
     });
     for (Block *block : blocks) {
+      sinkExports(*block);
       BlockScheduler scheduler(*block);
       scheduler.partition();
       scheduler.materialize();

@@ -125,3 +125,38 @@ util.func public @pipeline(%x1: !stream.resource<external>, %x2: !stream.resourc
   %b4 = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%a4[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
   util.return %b1, %b2, %b3, %b4 : !stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>
 }
+
+// -----
+
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+
+// Two results, exported in result order: the first export moves down to the
+// return, so the second result's region on B is submitted before the host
+// waits for A's.
+// CHECK-LABEL: @two_results
+// CHECK: %[[RA:.+]], %[[TA:.+]] = stream.async.execute on(#hal.device.affinity<@a>)
+// CHECK: %[[RB:.+]], %[[TB:.+]] = stream.async.execute on(#hal.device.affinity<@b>)
+// CHECK-NOT: stream.async.execute
+// CHECK: stream.timepoint.await
+// CHECK: stream.tensor.export
+// CHECK: stream.timepoint.await
+// CHECK: stream.tensor.export
+// CHECK: util.return
+util.func public @two_results(%x: !stream.resource<external>, %y: !stream.resource<external>, %sz: index) -> (!hal.buffer_view, !hal.buffer_view) {
+  %c0 = arith.constant 0 : index
+  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
+  %va = stream.tensor.export on(#hal.device.affinity<@a>) %a : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
+  %b = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%y[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
+  %vb = stream.tensor.export on(#hal.device.affinity<@b>) %b : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
+  util.return %va, %vb : !hal.buffer_view, !hal.buffer_view
+}
