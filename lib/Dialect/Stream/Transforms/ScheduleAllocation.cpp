@@ -590,9 +590,14 @@ static void deallocateLoopCarried(scf::ForOp loop) {
     if (!isa<ResourceType>(init.getType()))
       continue;
     auto initAlloca = init.getDefiningOp<ResourceAllocaOp>();
+    // Regions before the loop may fill the init; nothing may read it after
+    // the loop (the loop frees it).
     if (!initAlloca || initAlloca->getBlock() != loop->getBlock() ||
         !llvm::all_of(init.getUsers(), [&](Operation *user) {
-          return user == loop || isa<CmdExecuteOp>(user);
+          return user == loop ||
+                 (isa<CmdExecuteOp>(user) &&
+                  user->getBlock() == loop->getBlock() &&
+                  user->isBeforeInBlock(loop));
         }))
       continue;
     auto fresh = yield.getOperand(index).getDefiningOp<ResourceAllocaOp>();

@@ -412,14 +412,14 @@ void sinkExports(Block &block) {
   SmallVector<TensorExportOp> exports(block.getOps<TensorExportOp>());
   for (TensorExportOp exportOp : llvm::reverse(exports)) {
     Operation *first = nullptr;
+    bool inBlock = true;
     for (Operation *user : exportOp->getUsers()) {
       Operation *top = block.findAncestorOpInBlock(*user);
-      if (!top)
-        return; // used outside the block: leave it
-      if (!first || top->isBeforeInBlock(first))
+      inBlock &= top != nullptr;
+      if (top && (!first || top->isBeforeInBlock(first)))
         first = top;
     }
-    if (first && first != exportOp->getNextNode())
+    if (inBlock && first && first != exportOp->getNextNode())
       exportOp->moveBefore(first);
   }
 }

@@ -195,3 +195,53 @@ util.func public @carried(%x: !stream.resource<external>, %n: index) -> !stream.
   util.return %h : !stream.resource<external>
 }
 }
+
+// -----
+
+module {
+util.global private @a = #hal.device.target<"local"> : !hal.device
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+// The init is read again after the loop: the loop does not own it, so no
+// iteration frees the buffer it carries.
+// CHECK-LABEL: @shared_init
+// CHECK: scf.for
+// CHECK-NOT: stream.resource.dealloca
+// CHECK: scf.yield
+util.func public @shared_init(%x: !stream.resource<external>, %n: index) -> (!stream.resource<external>, !stream.resource<external>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %init, %t0 = stream.async.execute on(#hal.device.affinity<@a>) with(%x as %cx: !stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cx[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16}
+    stream.yield %d : !stream.resource<transient>{%c16}
+  } => !stream.timepoint
+  %loop:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init, %t = %t0) -> (!stream.resource<transient>, !stream.timepoint) {
+    %next, %tn = stream.async.execute on(#hal.device.affinity<@a>) await(%t) => with(%acc as %ca: !stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16} {
+      %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%ca[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+      stream.yield %d : !stream.resource<transient>{%c16}
+    } => !stream.timepoint
+    scf.yield %next, %tn : !stream.resource<transient>, !stream.timepoint
+  }
+  %r, %tr = stream.async.execute on(#hal.device.affinity<@a>) await(%loop#1) => with(%loop#0 as %cl: !stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cl[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16}
+    stream.yield %d : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %r2, %tr2 = stream.async.execute on(#hal.device.affinity<@a>) await(%t0) => with(%init as %ci: !stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%ci[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16}
+    stream.yield %d : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %h = stream.timepoint.await %tr => %r : !stream.resource<external>{%c16}
+  %h2 = stream.timepoint.await %tr2 => %r2 : !stream.resource<external>{%c16}
+  util.return %h, %h2 : !stream.resource<external>, !stream.resource<external>
+}
+}
