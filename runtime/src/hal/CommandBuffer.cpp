@@ -74,9 +74,10 @@ Status CommandBuffer::addBinding(const char *operation, const char *what,
     return Status();
   }
   Buffer &buffer = *ref.buffer;
-  if (Status denied = buffer.requireUsage(operation, operand(), requiredUsage);
-      !denied.ok())
-    return denied;
+  // The operand's name is built only for the error (this is the dispatch
+  // recording hot path).
+  if (!anyBitSet(buffer.allowedUsage(), requiredUsage))
+    return buffer.requireUsage(operation, operand(), requiredUsage);
   if (ref.offset > buffer.byteSize() ||
       (ref.length != kWholeBuffer &&
        ref.length > buffer.byteSize() - ref.offset)) {

@@ -312,11 +312,10 @@ Status Device::queueExecute(QueueAffinity affinity, Fence *wait, Fence *signal,
               : (command.kind == CommandKind::Copy && b == 0)
                   ? BufferUsage::TransferSource
                   : BufferUsage::TransferTarget;
-          if (Status denied = entry.buffer->requireUsage(
-                  name, "binding table slot " + std::to_string(ref.slot),
-                  needed);
-              !denied.ok())
-            return fail(denied);
+          if (!anyBitSet(entry.buffer->allowedUsage(), needed))
+            return fail(entry.buffer->requireUsage(
+                name, "binding table slot " + std::to_string(ref.slot),
+                needed));
           uint64_t length = ref.length == kWholeBuffer
                                 ? (ref.offset <= entry.length
                                        ? entry.length - ref.offset
