@@ -18,8 +18,9 @@
 //     the last region reading them;
 //   - a buffer an `scf.for` carries from one iteration to the next is freed
 //     once the iteration's regions have read it, when the loop owns it: its
-//     init is an allocation only regions and the loop use, each iteration
-//     yields a fresh allocation, and the body hands it only to regions; the
+//     init and each iteration's yielded buffer are allocations that only
+//     the region writing them and this one loop operand (or yield operand)
+//     use, and the body hands the carried buffer only to regions; the
 //     loop's result is freed after the last region reading it;
 //   - dispatches become `stream.cmd.dispatch` (ro inputs, wo results, rw
 //     tied), transfers `stream.cmd.copy`, preceded by `stream.cmd.invalidate
@@ -586,22 +587,35 @@ void Allocator::deallocateBetweenRegions(Block &block) {
 static void deallocateLoopCarried(scf::ForOp loop) {
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
+  // An allocation whose users are exactly `owner` (once) and one command
+  // region of `block` (the region that writes it) — so no other device can
+  // still be reading it when the loop frees it.
+  auto writtenOnceThenHandedTo = [](Value buffer, Operation *owner,
+                                    Block *block) {
+    auto alloca = buffer.getDefiningOp<ResourceAllocaOp>();
+    if (!alloca || alloca->getBlock() != block)
+      return false;
+    unsigned owners = 0, writers = 0;
+    for (OpOperand &use : buffer.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == owner)
+        ++owners;
+      else if (isa<CmdExecuteOp>(user) && user->getBlock() == block &&
+               user->isBeforeInBlock(owner))
+        ++writers;
+      else
+        return false;
+    }
+    return owners == 1 && writers == 1;
+  };
   for (auto [index, init] : llvm::enumerate(loop.getInitArgs())) {
     if (!isa<ResourceType>(init.getType()))
       continue;
-    auto initAlloca = init.getDefiningOp<ResourceAllocaOp>();
-    // Regions before the loop may fill the init; nothing may read it after
-    // the loop (the loop frees it).
-    if (!initAlloca || initAlloca->getBlock() != loop->getBlock() ||
-        !llvm::all_of(init.getUsers(), [&](Operation *user) {
-          return user == loop ||
-                 (isa<CmdExecuteOp>(user) &&
-                  user->getBlock() == loop->getBlock() &&
-                  user->isBeforeInBlock(loop));
-        }))
-      continue;
-    auto fresh = yield.getOperand(index).getDefiningOp<ResourceAllocaOp>();
-    if (!fresh || fresh->getBlock() != body)
+    // The init and each iteration's fresh buffer belong to this iter_arg
+    // alone (not shared with another one) and reach the loop straight from
+    // the region that wrote them.
+    if (!writtenOnceThenHandedTo(init, loop, loop->getBlock()) ||
+        !writtenOnceThenHandedTo(yield.getOperand(index), yield, body))
       continue;
     BlockArgument carried = loop.getRegionIterArg(index);
     auto readers = getOnlyRegionReaders(carried, body);

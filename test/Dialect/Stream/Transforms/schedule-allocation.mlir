@@ -245,3 +245,67 @@ util.func public @shared_init(%x: !stream.resource<external>, %n: index) -> (!st
   util.return %h, %h2 : !stream.resource<external>, !stream.resource<external>
 }
 }
+
+// -----
+
+module {
+util.global private @a = #hal.device.target<"local"> : !hal.device
+util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+stream.executable private @ex {
+  stream.executable.export public @f workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @f(%arg0: !stream.binding, %arg1: !stream.binding) {
+      return
+    }
+  }
+}
+// Loops that do not own what they carry: one buffer is the init of two
+// iter_args (freeing it per iter_arg would free it twice), and each
+// iteration's buffer is also read by a region on B in the iteration that
+// made it (the next iteration's dealloca would not wait for B).
+// CHECK-LABEL: @not_owned
+// CHECK: scf.for
+// CHECK-NOT: stream.resource.dealloca
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK-NOT: stream.resource.dealloca
+// CHECK: scf.yield
+util.func public @not_owned(%x: !stream.resource<external>, %n: index) -> (!stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %init, %t0 = stream.async.execute on(#hal.device.affinity<@a>) with(%x as %cx: !stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cx[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16}
+    stream.yield %d : !stream.resource<transient>{%c16}
+  } => !stream.timepoint
+  %twice:3 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %init, %q = %init, %t = %t0) -> (!stream.resource<transient>, !stream.resource<transient>, !stream.timepoint) {
+    %np, %nq, %tn = stream.async.execute on(#hal.device.affinity<@a>) await(%t) => with(%p as %cp: !stream.resource<transient>{%c16}, %q as %cq: !stream.resource<transient>{%c16}) -> (!stream.resource<transient>{%c16}, !stream.resource<transient>{%c16}) {
+      %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cp[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+      %e = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cq[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+      stream.yield %d, %e : !stream.resource<transient>{%c16}, !stream.resource<transient>{%c16}
+    } => !stream.timepoint
+    scf.yield %np, %nq, %tn : !stream.resource<transient>, !stream.resource<transient>, !stream.timepoint
+  }
+  %init2, %t2 = stream.async.execute on(#hal.device.affinity<@a>) with(%x as %cx: !stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16} {
+    %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%cx[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> !stream.resource<transient>{%c16}
+    stream.yield %d : !stream.resource<transient>{%c16}
+  } => !stream.timepoint
+  %shared:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init2, %t = %t2) -> (!stream.resource<transient>, !stream.timepoint) {
+    %next, %tn = stream.async.execute on(#hal.device.affinity<@a>) await(%t) => with(%acc as %ca: !stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16} {
+      %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%ca[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+      stream.yield %d : !stream.resource<transient>{%c16}
+    } => !stream.timepoint
+    %side, %ts = stream.async.execute on(#hal.device.affinity<@b>) await(%tn) => with(%next as %cn: !stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16} {
+      %d = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%cn[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+      stream.yield %d : !stream.resource<transient>{%c16}
+    } => !stream.timepoint
+    scf.yield %next, %tn : !stream.resource<transient>, !stream.timepoint
+  }
+  %h = stream.timepoint.await %twice#2 => %twice#0 : !stream.resource<transient>{%c16}
+  %h2 = stream.timepoint.await %shared#1 => %shared#0 : !stream.resource<transient>{%c16}
+  util.return %h, %h2 : !stream.resource<transient>, !stream.resource<transient>
+}
+}
