@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/mman.h>
+
 namespace fleet::runtime::hal {
 namespace {
 
@@ -67,9 +69,41 @@ void *Allocator::takeCached(uint64_t roundedSize) {
   return memory;
 }
 
+bool Allocator::isSlabBlock(const void *memory) const {
+  auto *byte = static_cast<const uint8_t *>(memory);
+  for (auto [start, length] : slabs_)
+    if (byte >= start && byte < start + length)
+      return true;
+  return false;
+}
+
+void *Allocator::carveFromSlab(uint64_t roundedSize) {
+  if (slabCursor_ && uint64_t(slabEnd_ - slabCursor_) >= roundedSize) {
+    void *block = slabCursor_;
+    slabCursor_ += roundedSize;
+    return block;
+  }
+  // Map one huge page more than needed to align the slab to 2 MiB.
+  constexpr uint64_t kHugePage = 2ull << 20;
+  uint64_t length = kSlabBytes + kHugePage;
+  void *raw = mmap(nullptr, length, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED)
+    return nullptr;
+  auto *start = static_cast<uint8_t *>(raw);
+  auto *aligned = reinterpret_cast<uint8_t *>(
+      (reinterpret_cast<uintptr_t>(start) + kHugePage - 1) & ~(kHugePage - 1));
+  madvise(aligned, kSlabBytes, MADV_HUGEPAGE); // a hint: ignore failure
+  slabs_.push_back({start, length});
+  slabCursor_ = aligned + roundedSize;
+  slabEnd_ = aligned + kSlabBytes;
+  return aligned;
+}
+
 bool Allocator::putCached(void *memory, uint64_t roundedSize) {
   std::lock_guard<std::mutex> lock(cacheMutex_);
-  if (cachedBytes_ + roundedSize > kMaxCachedBytes)
+  // Slab blocks cannot be freed one by one: they always stay for reuse.
+  if (cachedBytes_ + roundedSize > kMaxCachedBytes && !isSlabBlock(memory))
     return false;
   cache_[roundedSize].push_back(memory);
   cachedBytes_ += roundedSize;
@@ -78,14 +112,26 @@ bool Allocator::putCached(void *memory, uint64_t roundedSize) {
 
 void Allocator::trimCache() {
   std::lock_guard<std::mutex> lock(cacheMutex_);
-  for (auto &[size, blocks] : cache_)
-    for (void *memory : blocks)
+  for (auto &[size, blocks] : cache_) {
+    // Slab blocks stay cached (their slab is unmapped with the allocator).
+    std::vector<void *> kept;
+    for (void *memory : blocks) {
+      if (isSlabBlock(memory)) {
+        kept.push_back(memory);
+        continue;
+      }
       std::free(memory);
-  cache_.clear();
-  cachedBytes_ = 0;
+      cachedBytes_ -= size;
+    }
+    blocks = std::move(kept);
+  }
 }
 
-Allocator::~Allocator() { trimCache(); }
+Allocator::~Allocator() {
+  trimCache();
+  for (auto [start, length] : slabs_)
+    munmap(start, length);
+}
 
 Status Allocator::commit(Buffer &buffer) {
   // Sizes the host program computes may be anything: one whose rounding
@@ -99,13 +145,20 @@ Status Allocator::commit(Buffer &buffer) {
   if (rounded == 0)
     rounded = kAlignment;
   void *memory = takeCached(rounded);
+  bool zero = false; // a fresh slab block is zero (anonymous mapping)
+  if (!memory && rounded <= kSlabBlockLimit) {
+    std::lock_guard<std::mutex> lock(cacheMutex_);
+    memory = carveFromSlab(rounded);
+    zero = memory != nullptr;
+  }
   if (!memory)
     memory = std::aligned_alloc(kAlignment, rounded);
   if (!memory)
     return makeStatus(StatusCode::ResourceExhausted, "device '",
                       device_.name(), "' is out of memory allocating ",
                       buffer.byteSize(), " bytes");
-  std::memset(memory, 0, rounded);
+  if (!zero)
+    std::memset(memory, 0, rounded);
   buffer.ownsStorage_ = true;
   buffer.storage_.store(static_cast<uint8_t *>(memory),
                         std::memory_order_release);
