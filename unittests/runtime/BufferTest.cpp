@@ -4,6 +4,9 @@
 
 #include "fleet/runtime/hal/Transfer.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace fleet::runtime::hal {
 namespace {
 using namespace testing;
@@ -139,6 +142,43 @@ TEST(BufferTest, AllocatorCountsLiveBytes) {
   EXPECT_EQ(statistics.bytesPeak, 128u);
   EXPECT_EQ(statistics.allocations, 2u);
   EXPECT_EQ(statistics.deallocations, 2u);
+}
+
+TEST(BufferTest, FreedStorageIsReusedZeroFilledAndSurvivesTrim) {
+  // Small buffers come from huge-page slabs and large ones from the heap;
+  // either way a freed block is reused by the next buffer of its size, comes
+  // back zero-filled, and trimming the cache leaves later allocations
+  // working (slab blocks stay, heap blocks go).
+  Ref<Device> device = makeDevice("local-sync");
+  for (uint64_t size : {uint64_t(4096), uint64_t(128) << 10,
+                        uint64_t(3) << 20}) {
+    SCOPED_TRACE(size);
+    uint8_t *first;
+    {
+      Ref<Buffer> a = makeHostBuffer(*device, size);
+      first = a->storage();
+      ASSERT_NE(first, nullptr);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+      EXPECT_TRUE(std::all_of(first, first + size,
+                              [](uint8_t b) { return b == 0; }));
+      std::memset(first, 0xAB, size);
+    }
+    Ref<Buffer> b = makeHostBuffer(*device, size);
+    EXPECT_EQ(b->storage(), first);
+    EXPECT_TRUE(std::all_of(b->storage(), b->storage() + size,
+                            [](uint8_t x) { return x == 0; }));
+    b.reset();
+    device->allocator().trimCache();
+    // More than two 8 MiB slabs hold (16 MiB in all), distinct and writable.
+    size_t count = size_t((16ull << 20) / size + 1);
+    std::vector<Ref<Buffer>> many;
+    for (size_t i = 0; i < count; ++i) {
+      many.push_back(makeHostBuffer(*device, size));
+      std::memset(many.back()->storage(), int(i), size);
+    }
+    for (size_t i = 0; i < count; ++i)
+      EXPECT_EQ(many[i]->storage()[size - 1], uint8_t(i));
+  }
 }
 
 TEST(BufferTest, HugeSizesFailInsteadOfWrapping) {
