@@ -14,8 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <sys/mman.h>
-
 namespace fleet::runtime::hal {
 namespace {
 
@@ -69,41 +67,9 @@ void *Allocator::takeCached(uint64_t roundedSize) {
   return memory;
 }
 
-bool Allocator::isSlabBlock(const void *memory) const {
-  auto *byte = static_cast<const uint8_t *>(memory);
-  for (auto [start, length] : slabs_)
-    if (byte >= start && byte < start + length)
-      return true;
-  return false;
-}
-
-void *Allocator::carveFromSlab(uint64_t roundedSize) {
-  if (slabCursor_ && uint64_t(slabEnd_ - slabCursor_) >= roundedSize) {
-    void *block = slabCursor_;
-    slabCursor_ += roundedSize;
-    return block;
-  }
-  // Map one huge page more than needed to align the slab to 2 MiB.
-  constexpr uint64_t kHugePage = 2ull << 20;
-  uint64_t length = kSlabBytes + kHugePage;
-  void *raw = mmap(nullptr, length, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED)
-    return nullptr;
-  auto *start = static_cast<uint8_t *>(raw);
-  auto *aligned = reinterpret_cast<uint8_t *>(
-      (reinterpret_cast<uintptr_t>(start) + kHugePage - 1) & ~(kHugePage - 1));
-  madvise(aligned, kSlabBytes, MADV_HUGEPAGE); // a hint: ignore failure
-  slabs_.push_back({start, length});
-  slabCursor_ = aligned + roundedSize;
-  slabEnd_ = aligned + kSlabBytes;
-  return aligned;
-}
-
 bool Allocator::putCached(void *memory, uint64_t roundedSize) {
   std::lock_guard<std::mutex> lock(cacheMutex_);
-  // Slab blocks cannot be freed one by one: they always stay for reuse.
-  if (cachedBytes_ + roundedSize > kMaxCachedBytes && !isSlabBlock(memory))
+  if (cachedBytes_ + roundedSize > kMaxCachedBytes)
     return false;
   cache_[roundedSize].push_back(memory);
   cachedBytes_ += roundedSize;
@@ -112,26 +78,14 @@ bool Allocator::putCached(void *memory, uint64_t roundedSize) {
 
 void Allocator::trimCache() {
   std::lock_guard<std::mutex> lock(cacheMutex_);
-  for (auto &[size, blocks] : cache_) {
-    // Slab blocks stay cached (their slab is unmapped with the allocator).
-    std::vector<void *> kept;
-    for (void *memory : blocks) {
-      if (isSlabBlock(memory)) {
-        kept.push_back(memory);
-        continue;
-      }
+  for (auto &[size, blocks] : cache_)
+    for (void *memory : blocks)
       std::free(memory);
-      cachedBytes_ -= size;
-    }
-    blocks = std::move(kept);
-  }
+  cache_.clear();
+  cachedBytes_ = 0;
 }
 
-Allocator::~Allocator() {
-  trimCache();
-  for (auto [start, length] : slabs_)
-    munmap(start, length);
-}
+Allocator::~Allocator() { trimCache(); }
 
 Status Allocator::commit(Buffer &buffer) {
   // Sizes the host program computes may be anything: one whose rounding
@@ -145,20 +99,13 @@ Status Allocator::commit(Buffer &buffer) {
   if (rounded == 0)
     rounded = kAlignment;
   void *memory = takeCached(rounded);
-  bool zero = false; // a fresh slab block is zero (anonymous mapping)
-  if (!memory && rounded <= kSlabBlockLimit) {
-    std::lock_guard<std::mutex> lock(cacheMutex_);
-    memory = carveFromSlab(rounded);
-    zero = memory != nullptr;
-  }
   if (!memory)
     memory = std::aligned_alloc(kAlignment, rounded);
   if (!memory)
     return makeStatus(StatusCode::ResourceExhausted, "device '",
                       device_.name(), "' is out of memory allocating ",
                       buffer.byteSize(), " bytes");
-  if (!zero)
-    std::memset(memory, 0, rounded);
+  std::memset(memory, 0, rounded);
   buffer.ownsStorage_ = true;
   buffer.storage_.store(static_cast<uint8_t *>(memory),
                         std::memory_order_release);

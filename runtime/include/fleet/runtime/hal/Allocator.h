@@ -88,28 +88,10 @@ private:
   void *takeCached(uint64_t roundedSize);
   bool putCached(void *memory, uint64_t roundedSize);
 
-  /// Blocks of at most kSlabBlockLimit bytes are carved from slabs of
-  /// kSlabBytes, 2 MiB-aligned and marked for transparent huge pages
-  /// (madvise MADV_HUGEPAGE), so first touching fresh memory costs one page
-  /// fault per 2 MiB instead of one per 4 KiB (measured on this project's
-  /// VMs: 37 MB of 128 KiB buffers first-touched in 31-61 ms instead of
-  /// 116-150 ms). A slab block goes back to the cache when freed, whatever
-  /// the cache holds, and slabs are unmapped only with the allocator.
-  static constexpr uint64_t kSlabBytes = 8ull << 20;
-  static constexpr uint64_t kSlabBlockLimit = 1ull << 20;
-  /// A fresh (zero) block from the current slab or a new one; null when
-  /// the system refuses the slab. Caller holds cacheMutex_.
-  void *carveFromSlab(uint64_t roundedSize);
-  bool isSlabBlock(const void *memory) const;
-
   Device &device_;
   std::mutex cacheMutex_;
   std::unordered_map<uint64_t, std::vector<void *>> cache_;
   uint64_t cachedBytes_ = 0;
-  /// Mapped slabs (start, length) and the unused rest of the newest one.
-  std::vector<std::pair<uint8_t *, uint64_t>> slabs_;
-  uint8_t *slabCursor_ = nullptr;
-  uint8_t *slabEnd_ = nullptr;
   std::atomic<uint64_t> bytesLive_{0};
   std::atomic<uint64_t> bytesPeak_{0};
   std::atomic<uint64_t> allocations_{0};
