@@ -174,7 +174,7 @@ def main():
     parser.add_argument("mode", choices=("demo", "bench"))
     parser.add_argument("build")
     parser.add_argument("--micro-batches", type=int, default=16)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     try:
         m = measure(os.path.abspath(args.build), args.micro_batches,

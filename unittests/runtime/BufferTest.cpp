@@ -145,10 +145,8 @@ TEST(BufferTest, AllocatorCountsLiveBytes) {
 }
 
 TEST(BufferTest, FreedStorageIsReusedZeroFilledAndSurvivesTrim) {
-  // Small buffers come from huge-page slabs and large ones from the heap;
-  // either way a freed block is reused by the next buffer of its size, comes
-  // back zero-filled, and trimming the cache leaves later allocations
-  // working (slab blocks stay, heap blocks go).
+  // A freed block is reused by the next buffer of its size, comes back
+  // zero-filled, and trimming the cache leaves later allocations working.
   Ref<Device> device = makeDevice("local-sync");
   for (uint64_t size : {uint64_t(4096), uint64_t(128) << 10,
                         uint64_t(3) << 20}) {
@@ -169,7 +167,7 @@ TEST(BufferTest, FreedStorageIsReusedZeroFilledAndSurvivesTrim) {
                             [](uint8_t x) { return x == 0; }));
     b.reset();
     device->allocator().trimCache();
-    // More than two 8 MiB slabs hold (16 MiB in all), distinct and writable.
+    // 16 MiB of buffers of this size, distinct and writable.
     size_t count = size_t((16ull << 20) / size + 1);
     std::vector<Ref<Buffer>> many;
     for (size_t i = 0; i < count; ++i) {

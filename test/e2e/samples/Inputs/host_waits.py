@@ -2,10 +2,12 @@
 """Host waits of a fleet-run run, from its trace and its statistics.
 
 Usage: host_waits.py TRACE_JSON STATISTICS_TEXT FIRST SECOND
-Counts the `wait` slices on the trace's `host` track, the ones that lie
+Counts the `wait` slices on the trace's `host` track, the ones that end
 between the end of the first queue slice whose name starts with FIRST and
 the start of the first queue slice whose name starts with SECOND (the two
-calls' dispatches), and reads `waits: N` of the `host` section of
+calls' dispatches) — a host wait that held the second call back; a wait
+that merely starts in that window and lasts past it (the caller's final
+wait) did not — and reads `waits: N` of the `host` section of
 fleet-run --print_statistics. Prints the three and whether trace and
 statistics agree.
 """
@@ -34,7 +36,8 @@ def first_named(prefix):
 begin = first_named(first)
 end = first_named(second)
 window = (begin["ts"] + begin["dur"], end["ts"])
-between = [e for e in host if window[0] <= e["ts"] <= window[1]]
+between = [e for e in host
+           if window[0] <= e["ts"] + e["dur"] <= window[1]]
 
 statistics = open(statistics_path).read()
 match = re.search(r"^host\n\s+waits:\s+(\d+)", statistics, re.M)
