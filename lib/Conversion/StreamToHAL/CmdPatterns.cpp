@@ -257,9 +257,7 @@ struct CmdExecutePattern : StatefulPattern<stream::CmdExecuteOp> {
   matchAndRewrite(stream::CmdExecuteOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Attribute affinity = lookupAffinity(op, op.getAffinityAttr(), state);
-    FailureOr<DeviceQueue> deviceQueue =
-        buildDeviceQueue(rewriter, op, affinity, state);
+    FailureOr<DeviceQueue> deviceQueue = buildOwnDeviceQueue(rewriter, op);
     if (failed(deviceQueue))
       return failure();
     Value commandBuffer = hal::CommandBufferCreateOp::create(

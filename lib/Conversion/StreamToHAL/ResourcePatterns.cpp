@@ -27,10 +27,8 @@ struct ResourceAllocaPattern : StatefulPattern<stream::ResourceAllocaOp> {
   matchAndRewrite(stream::ResourceAllocaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Attribute affinity = lookupAffinity(op, op.getAffinityAttr(), state);
     FailureOr<AllocationTarget> target =
-        buildAllocationTarget(rewriter, op, affinity,
-                              getLifetime(op.getResult().getType()), state);
+        buildResultAllocationTarget(rewriter, op);
     if (failed(target))
       return failure();
     Value device = target->deviceQueue.device;
@@ -91,10 +89,8 @@ struct ResourceAllocPattern : StatefulPattern<stream::ResourceAllocOp> {
   matchAndRewrite(stream::ResourceAllocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Attribute affinity = lookupAffinity(op, op.getAffinityAttr(), state);
     FailureOr<AllocationTarget> target =
-        buildAllocationTarget(rewriter, op, affinity,
-                              getLifetime(op.getResult().getType()), state);
+        buildResultAllocationTarget(rewriter, op);
     if (failed(target))
       return failure();
     Value allocator = hal::DeviceAllocatorOp::create(
@@ -117,10 +113,8 @@ struct ResourceTryMapPattern : StatefulPattern<stream::ResourceTryMapOp> {
   matchAndRewrite(stream::ResourceTryMapOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Attribute affinity = lookupAffinity(op, op.getAffinityAttr(), state);
     FailureOr<AllocationTarget> target =
-        buildAllocationTarget(rewriter, op, affinity,
-                              getLifetime(op.getResult().getType()), state);
+        buildResultAllocationTarget(rewriter, op);
     if (failed(target))
       return failure();
     MLIRContext *context = rewriter.getContext();
@@ -170,9 +164,7 @@ struct ContextResolvePattern : StatefulPattern<stream::ContextResolveOp> {
   LogicalResult
   matchAndRewrite(stream::ContextResolveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Attribute affinity = lookupAffinity(op, op.getAffinityAttr(), state);
-    FailureOr<DeviceQueue> deviceQueue =
-        buildDeviceQueue(rewriter, op, affinity, state);
+    FailureOr<DeviceQueue> deviceQueue = buildOwnDeviceQueue(rewriter, op);
     if (failed(deviceQueue))
       return failure();
     SmallVector<Value> results;

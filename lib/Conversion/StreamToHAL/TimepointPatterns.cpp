@@ -111,9 +111,7 @@ struct TimepointChainExternalPattern
       return failure();
     // A queue barrier on the affinity's queue signals the external fence
     // once the timepoint's fence is reached, without a host wait.
-    Attribute affinity = lookupAffinity(op, op.getAffinityAttr(), state);
-    FailureOr<DeviceQueue> deviceQueue =
-        buildDeviceQueue(rewriter, op, affinity, state);
+    FailureOr<DeviceQueue> deviceQueue = buildOwnDeviceQueue(rewriter, op);
     if (failed(deviceQueue))
       return failure();
     hal::DeviceQueueBarrierOp::create(

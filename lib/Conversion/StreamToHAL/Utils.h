@@ -27,16 +27,6 @@ struct ConversionState {
   mlir::SymbolTable symbols;
 };
 
-/// A conversion pattern of `OpT` that reads the pass's shared state.
-template <typename OpT>
-struct StatefulPattern : mlir::OpConversionPattern<OpT> {
-  StatefulPattern(const mlir::TypeConverter &typeConverter,
-                  mlir::MLIRContext *context, const ConversionState &state)
-      : mlir::OpConversionPattern<OpT>(typeConverter, context),
-        state(state) {}
-
-  const ConversionState &state;
-};
 
 /// The affinity `op` runs on: its own `on(...)` when it has one, else the
 /// nearest `stream.affinity` of an ancestor, else the module's
@@ -126,6 +116,32 @@ void populateCmdPatterns(const mlir::TypeConverter &typeConverter,
 void populateTensorPatterns(const mlir::TypeConverter &typeConverter,
                             const ConversionState &state,
                             mlir::RewritePatternSet &patterns);
+
+/// A conversion pattern of `OpT` that reads the pass's shared state.
+template <typename OpT>
+struct StatefulPattern : mlir::OpConversionPattern<OpT> {
+  StatefulPattern(const mlir::TypeConverter &typeConverter,
+                  mlir::MLIRContext *context, const ConversionState &state)
+      : mlir::OpConversionPattern<OpT>(typeConverter, context),
+        state(state) {}
+
+  /// The device and queue `op` runs on (lookupAffinity of its own affinity).
+  mlir::FailureOr<DeviceQueue> buildOwnDeviceQueue(mlir::OpBuilder &builder,
+                                                   OpT op) const {
+    return buildDeviceQueue(
+        builder, op, lookupAffinity(op, op.getAffinityAttr(), state), state);
+  }
+
+  /// buildAllocationTarget for `op`'s result, at `op`'s affinity.
+  mlir::FailureOr<AllocationTarget>
+  buildResultAllocationTarget(mlir::OpBuilder &builder, OpT op) const {
+    return buildAllocationTarget(
+        builder, op, lookupAffinity(op, op.getAffinityAttr(), state),
+        getLifetime(op.getResult().getType()), state);
+  }
+
+  const ConversionState &state;
+};
 
 } // namespace fleet::stream_to_hal
 

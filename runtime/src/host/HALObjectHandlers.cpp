@@ -95,10 +95,7 @@ const Instr *allocatorAllocate(Frame &frame, const Instr *instr) {
   auto buffer = device->allocator().allocate(
       hal::MemoryType(uint32_t(frame.scalars[s[2]])),
       hal::BufferUsage(uint32_t(frame.scalars[s[3]])), frame.scalars[s[4]]);
-  if (!buffer.ok())
-    return failOp(frame, instr, buffer.status());
-  storeRef(frame.refs[s[5]], buffer->detach());
-  return instr + 1;
+  return storeCreated(frame, instr, std::move(buffer), s[5]);
 }
 
 /// Wraps the host bytes without copying; the buffer keeps the HostBuffer
@@ -162,10 +159,7 @@ const Instr *bufferViewCreate(Frame &frame, const Instr *instr) {
       hal::Ref<Buffer>(buffer), frame.scalars[s[1]], frame.scalars[s[2]],
       std::move(shape), hal::ElementType(frame.scalars[s[3 + rank]]),
       hal::EncodingType(frame.scalars[s[4 + rank]]));
-  if (!view.ok())
-    return failOp(frame, instr, view.status());
-  storeRef(frame.refs[s[5 + rank]], view->detach());
-  return instr + 1;
+  return storeCreated(frame, instr, std::move(view), s[5 + rank]);
 }
 
 const Instr *bufferViewBuffer(Frame &frame, const Instr *instr) {

@@ -157,10 +157,7 @@ const Instr *queueAlloca(Frame &frame, const Instr *instr) {
       affinity, wait, signal, frame.scalars[s[4]],
       hal::MemoryType(uint32_t(frame.scalars[s[5]])),
       hal::BufferUsage(uint32_t(frame.scalars[s[6]])), frame.scalars[s[7]]);
-  if (!buffer.ok())
-    return failOp(frame, instr, buffer.status());
-  storeRef(frame.refs[s[8]], buffer->detach());
-  return instr + 1;
+  return storeCreated(frame, instr, std::move(buffer), s[8]);
 }
 
 const Instr *queueDealloca(Frame &frame, const Instr *instr) {
@@ -245,10 +242,8 @@ const Instr *commandBufferCreate(Frame &frame, const Instr *instr) {
       *device, hal::CommandBufferMode(uint32_t(instr->imm)),
       hal::CommandCategory(uint32_t(instr->imm2)), frame.scalars[s[1]],
       uint32_t(capacity));
-  if (!commands.ok())
-    return failOp(frame, instr, commands.status());
-  storeRef(frame.refs[s[hasCapacity ? 3 : 2]], commands->detach());
-  return instr + 1;
+  return storeCreated(frame, instr, std::move(commands),
+                      s[hasCapacity ? 3 : 2]);
 }
 
 const Instr *commandBufferFinalize(Frame &frame, const Instr *instr) {

@@ -184,6 +184,18 @@ inline void copyRef(hal::RefCounted *&slot, hal::RefCounted *borrowed) {
   storeRef(slot, borrowed);
 }
 
+/// The end of a handler that creates an object: stores it (owned) in ref
+/// register `slot` and continues, or fails the op with `created`'s status.
+template <typename T>
+const Instr *storeCreated(Frame &frame, const Instr *instr,
+                          hal::StatusOr<hal::Ref<T>> &&created,
+                          uint32_t slot) {
+  if (!created.ok())
+    return failOp(frame, instr, created.status());
+  storeRef(frame.refs[slot], created->detach());
+  return instr + 1;
+}
+
 template <typename T> T *refAs(Frame &frame, uint32_t slot) {
   return static_cast<T *>(frame.refs[slot]);
 }
