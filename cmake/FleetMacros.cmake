@@ -4,7 +4,7 @@
 # Generates <Name>Ops/Types/Attrs/Enums/Dialect .h.inc/.cpp.inc from <Name>Ops.td.
 # With SHARDS n the op definitions are split into n sections (GET_OP_DEFS_i)
 # that hand-written <Name>OpsShard<i>.cpp files compile separately
-# (build-recipe.md #9: mlir-src-sharder is not shipped by Debian).
+# (docs/build.md pitfall 9: mlir-src-sharder is not shipped by Debian).
 function(fleet_dialect_tablegen name ns)
   cmake_parse_arguments(ARG "" "SHARDS" "" ${ARGN})
   set(shard_flags)
@@ -39,7 +39,7 @@ function(fleet_interface_tablegen name)
 endfunction()
 
 # fleet_library(<name> SRCS... [DEPS incgen...] [LINK libs...]): a Fleet library
-# linked against libMLIR.so (build-recipe.md pitfall 4).
+# linked against libMLIR.so (docs/build.md pitfall 4).
 function(fleet_library name)
   cmake_parse_arguments(ARG "" "" "DEPS;LINK" ${ARGN})
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})

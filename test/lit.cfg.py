@@ -13,7 +13,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fleet_obj_root, "test")
 
 # FileCheck and not are installed as FileCheck-22 etc.; the unsuffixed names
-# live in the LLVM tools dir (build-recipe.md pitfall 6).
+# live in the LLVM tools dir (docs/build.md pitfall 6).
 # with_environment(append_path=True) puts the directory in front of the
 # existing PATH; append_path=False would replace PATH altogether (then only
 # the substituted tools, not split-file, sed or python3, could be found).

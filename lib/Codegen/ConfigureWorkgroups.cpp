@@ -6,7 +6,7 @@
 // workgroup `stream.dispatch.workgroup.id[0..2]`: it reads slices of its
 // input bindings and writes only its slice of the result binding, so
 // workgroups write disjoint bytes and may run concurrently (KernelABI.h).
-// The function stays in tensor form (design.md §6).
+// The function stays in tensor form (docs/design.md §6).
 //
 //===----------------------------------------------------------------------===//
 

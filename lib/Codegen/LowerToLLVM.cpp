@@ -1,16 +1,16 @@
 //===- LowerToLLVM.cpp - vectorized tensor kernels to the LLVM dialect ----===//
 //
-// Bufferization and lowering with upstream passes only (design.md §6):
+// Bufferization and lowering with upstream passes only (docs/design.md §6):
 // - one-shot bufferization after empty-tensor elimination, so tiles are
 //   computed in place in the result bindings; copies it still needs are
 //   linalg.copy (lowered to loops) instead of memref.copy, which would call
-//   the `memrefCopy` runtime helper (build-recipe.md pitfall 8);
+//   the `memrefCopy` runtime helper (docs/build.md pitfall 8);
 // - temporaries up to kMaxStackBytes live on the stack, larger ones are
 //   hoisted out of loops and freed by the ownership-based deallocation;
 // - vector.contract becomes outer products (FMAs), multi-reductions are
 //   reduced innermost, f32 math functions use polynomial approximations
 //   (vectorizable, no libm calls), `ub.poison` from vectorization needs
-//   convert-ub-to-llvm (build-recipe.md pitfall 8).
+//   convert-ub-to-llvm (docs/build.md pitfall 8).
 //
 //===----------------------------------------------------------------------===//
 

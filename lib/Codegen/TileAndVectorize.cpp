@@ -1,7 +1,7 @@
 //===- TileAndVectorize.cpp - per-workgroup tiling and vectorization ------===//
 //
-// Works on one workgroup's tile, still in tensor form (design.md §6), so that
-// after vectorization the accumulators are loop-carried vectors and
+// Works on one workgroup's tile, still in tensor form (docs/design.md §6), so
+// that after vectorization the accumulators are loop-carried vectors and
 // bufferization writes results straight into the bindings. Strategies
 // (docs/kernels.md):
 // - matmul: register tiles (8 x 2 vectors with 512-bit registers, else 4 x 2

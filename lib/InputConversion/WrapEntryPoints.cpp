@@ -4,9 +4,10 @@
 // every external declaration (an import) speaks the runtime ABI: tensors
 // cross the boundary as `!hal.buffer_view`; coarse-fences functions take a
 // wait and a signal fence last and carry `hal.abi.convention =
-// #hal.abi.convention<coarse_fences>`, as do the calls to them (design.md §4,
-// ir-reference.md "iree.abi.*"). The tensor-typed originals survive only as
-// private functions and shims that inlining folds away.
+// #hal.abi.convention<coarse_fences>`, as do the calls to them
+// (docs/design.md §4, docs/ir-reference.md "iree.abi.*"). The tensor-typed
+// originals survive only as private functions and shims that inlining folds
+// away.
 //
 //===----------------------------------------------------------------------===//
 

@@ -89,7 +89,7 @@ void registerPipelines() {
       "Fleet's stream phase: tensors to cmd-level stream IR (docs/pipeline.md)",
       [](OpPassManager &pm) { buildStreamPipeline(pm, CompileOptions()); });
   PassPipelineRegistration<>(
-      "fleet-input-pipeline", "Fleet's input phase (design.md §1)",
+      "fleet-input-pipeline", "Fleet's input phase (docs/design.md §1)",
       [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions()); });
   PassPipelineRegistration<>(
       "fleet-hal-pipeline", "Fleet's HAL phase (docs/pipeline.md §3)",

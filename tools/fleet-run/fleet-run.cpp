@@ -11,7 +11,7 @@
 // mismatch. Every error (bad flags, inputs, modules, device failures) is a
 // message on stderr and exit code 1; nothing waits forever on a failed
 // device, because failures reach every fence that depends on them
-// (design.md §4). docs/fleet-run.md is the user documentation.
+// (docs/design.md §4). docs/fleet-run.md is the user documentation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -433,7 +433,7 @@ int run() {
   if (!arguments.ok())
     return fail(arguments.status().message());
 
-  // Coarse-fences exports (design.md §4) get a signalled wait fence and a
+  // Coarse-fences exports (docs/design.md §4) get a signalled wait fence and a
   // fresh signal fence that fleet-run waits on before reading results.
   hal::Ref<hal::Fence> signalFence;
   if (function->signature().convention == host::Convention::CoarseFences) {

@@ -11,7 +11,7 @@ namespace fleet::runtime::hal {
 namespace {
 using namespace testing;
 
-// The values of ir-reference.md ("hal.memory_type bits", "hal.buffer_usage
+// The values of docs/ir-reference.md ("hal.memory_type bits", "hal.buffer_usage
 // bits"): the executor passes the IR's i32 constants straight through.
 static_assert(uint32_t(MemoryType::HostVisible) == 0x2);
 static_assert(uint32_t(MemoryType::HostLocal) == 0x46);

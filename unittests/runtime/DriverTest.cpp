@@ -105,7 +105,7 @@ TEST(DriverTest, BindingCountsDevicesServingTheBackend) {
   Ref<Device> d1 = makeDevice("local-sync");
   Ref<Device> d2 = makeDevice("local-task?discrete=true");
   Device *devices[] = {d0.get(), d1.get(), d2.get()};
-  // design.md §5: ordinal N of backend local is the N-th local device.
+  // docs/design.md §5: ordinal N of backend local is the N-th local device.
   EXPECT_EQ(*bindDevice(devices, "local", 0), d0.get());
   EXPECT_EQ(*bindDevice(devices, "local", 1), d1.get());
   EXPECT_EQ(*bindDevice(devices, "local", 2), d2.get());

@@ -2,7 +2,7 @@
 //
 // A `.fleet` artifact is one MLIR bytecode file holding the final host
 // program (util/hal/arith/scf/cf functions and globals) and every
-// `hal.executable` with its compiled kernel objects (design.md §7). The
+// `hal.executable` with its compiled kernel objects (docs/design.md §7). The
 // module carries two version attributes:
 //   fleet.artifact_version    = kArtifactVersion   (this file's layout)
 //   fleet.kernel_abi_version  = FLEET_KERNEL_ABI_VERSION (KernelABI.h)

@@ -3,7 +3,7 @@
 // Compiles the inner `builtin.module` of an executable (tensor form, the
 // dispatch function contract of docs/pipeline.md) into a relocatable ELF
 // object implementing runtime/include/fleet/runtime/hal/KernelABI.h, using
-// upstream MLIR passes and LLVM only (design.md §6, docs/kernels.md).
+// upstream MLIR passes and LLVM only (docs/design.md §6, docs/kernels.md).
 //
 // Ownership: the input module is not modified; the compiler works on its
 // own MLIRContext (a copy of the module made through bytecode), so calls may

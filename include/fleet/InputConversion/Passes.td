@@ -46,7 +46,7 @@ def WrapEntryPointsPass : Pass<"abi-wrap-entry-points", "mlir::ModuleOp"> {
     buffer views (plus a wait and a signal fence when it has `iree.abi.model
     = "coarse-fences"`, then marked with the convention), and callers reach it
     through a private shim that exports the arguments, calls it (with a fresh
-    fence pair) and imports the results (design.md §4).
+    fence pair) and imports the results (docs/design.md §4).
 
     ```mlir
     util.func public @abs(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {

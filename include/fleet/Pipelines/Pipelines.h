@@ -1,6 +1,6 @@
 //===- Pipelines.h - fleet-compile's pass pipelines -------------*- C++ -*-===//
 //
-// The named pipelines of design.md §1, assembled from the passes of each
+// The named pipelines of docs/design.md §1, assembled from the passes of each
 // phase. fleet-compile runs them in order and may stop after any phase
 // (--compile-to=input|stream|hal).
 //

@@ -3,7 +3,7 @@
 // A stream.cmd.execute becomes a one-shot command buffer recorded in the
 // order of its body, finalized and submitted with hal.device.queue.execute:
 // the submission waits on the fence of the awaited timepoint and signals a
-// fresh fence, which stands for the execute's timepoint (design.md §4).
+// fresh fence, which stands for the execute's timepoint (docs/design.md §4).
 //
 // Ordering inside the command buffer: the body and `stream.cmd.serial`
 // regions are serial — an execution barrier separates consecutive commands;
@@ -107,7 +107,7 @@ private:
       // Local devices share coherent host memory, so releasing a range to
       // another consumer, acquiring it, or dropping its contents needs no
       // command; the runtime enforces which device may access which buffer
-      // (design.md §5). Devices with incoherent memory would record cache
+      // (docs/design.md §5). Devices with incoherent memory would record cache
       // maintenance here.
       return false;
     }

@@ -3,7 +3,7 @@
 // `!stream.resource` values become `!hal.buffer`s. Every allocation asks
 // `hal.allocator.resolve_memory_properties` for its memory type and usage —
 // single affinities too, so one pass (hal-resolve-topology-queries) owns the
-// rule of design.md §3 — and allocations shared by several devices
+// rule of docs/design.md §3 — and allocations shared by several devices
 // (`#hal.device.optimal`) pick their device and queue with
 // `hal.allocator.select` fed by those bits.
 //
@@ -211,7 +211,7 @@ Value findResourceSize(Value resource, Operation *user,
 
 LogicalResult fleet::stream_to_hal::resolveResourceSizes(ModuleOp module) {
   // There is no buffer-length query in Fleet's HAL: every size is already an
-  // SSA value next to its resource (ir-reference.md "sizes in braces").
+  // SSA value next to its resource (docs/ir-reference.md "sizes in braces").
   DominanceInfo dominance(module);
   bool failedAny = false;
   SmallVector<stream::ResourceSizeOp> sizeOps;

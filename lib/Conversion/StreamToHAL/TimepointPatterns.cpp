@@ -1,7 +1,7 @@
 //===- TimepointPatterns.cpp - timepoints become fences -------------------===//
 //
-// A `!stream.timepoint` is a `!hal.fence` (design.md §4): the fence a queue
-// op signals when the timepoint is reached. Immediate timepoints are null
+// A `!stream.timepoint` is a `!hal.fence` (docs/design.md §4): the fence a
+// queue op signals when the timepoint is reached. Immediate timepoints are null
 // fences (queue ops treat a null wait fence as "already reached"), joins are
 // fence joins, host awaits block on the fence and check its status.
 // Cross-device ordering needs nothing more: a queue op on one device simply

@@ -119,7 +119,7 @@ FailureOr<AllocationTarget> fleet::stream_to_hal::buildAllocationTarget(
     return target;
   }
   // #hal.device.optimal: candidates in declaration order, the order the
-  // allocating-device rule walks (design.md §3).
+  // allocating-device rule walks (docs/design.md §3).
   SmallVector<Value> devices, queueAffinities;
   for (const hal::AffinityMember &member : *members) {
     FailureOr<Value> device = loadDevice(builder, op, member.device, state);
@@ -156,7 +156,7 @@ void fleet::stream_to_hal::buildHostWait(OpBuilder &builder, Location loc,
                                          ValueRange fences,
                                          Operation *anchor) {
   // No timeout: device work either finishes or fails its fences, and a
-  // failure reaches every waiter (design.md §4).
+  // failure reaches every waiter (docs/design.md §4).
   Value infinite = buildI32(builder, loc, -1);
   auto await = hal::FenceAwaitOp::create(builder, loc, builder.getI32Type(),
                                          fences, infinite,

@@ -3,7 +3,7 @@
 // What every StreamToHAL pattern needs: the conversion state (device set,
 // symbol table, type converter), turning an affinity into a device and queue
 // mask, allocation targets (resolve_memory_properties + allocator.select) and
-// the fences queue ops wait on and signal (design.md §3–§4).
+// the fences queue ops wait on and signal (docs/design.md §3–§4).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_LIB_CONVERSION_STREAMTOHAL_UTILS_H
@@ -58,7 +58,7 @@ struct AllocationTarget {
 /// `hal.allocator.resolve_memory_properties for(affinity) lifetime(L)` for
 /// every allocation (single affinities too: the resolve pass folds them);
 /// for `#hal.device.optimal` also `hal.allocator.select` among the members in
-/// declaration order, consuming those bits (design.md §3).
+/// declaration order, consuming those bits (docs/design.md §3).
 mlir::FailureOr<AllocationTarget>
 buildAllocationTarget(mlir::OpBuilder &builder, mlir::Operation *op,
                       mlir::Attribute affinity, stream::Lifetime lifetime,

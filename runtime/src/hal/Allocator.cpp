@@ -3,7 +3,7 @@
 // Local devices allocate host memory, 64-byte aligned (cache line, and the
 // widest vector loads kernels emit). The memory-type rules are enforced as if
 // the device had its own memory, so a program that would break on a discrete
-// accelerator breaks here too (design.md §5).
+// accelerator breaks here too (docs/design.md §5).
 //
 //===----------------------------------------------------------------------===//
 

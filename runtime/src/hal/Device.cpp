@@ -4,7 +4,7 @@
 // operands (usage bits, ranges, access from this device), build a QueueOp on
 // the stack and pass it to the driver. A rejected op fails its signal fence
 // before returning the error, so devices waiting on that fence see the failure
-// instead of waiting forever (design.md §4).
+// instead of waiting forever (docs/design.md §4).
 //
 //===----------------------------------------------------------------------===//
 

@@ -63,7 +63,7 @@ Link DeviceGroup::deriveLink(const Device &from, const Device &to) {
   if (a.backend != "local" || b.backend != "local" || !a.hostAddressable ||
       !b.hostAddressable)
     return link;
-  // design.md §3: plain local devices share host memory both ways; a
+  // docs/design.md §3: plain local devices share host memory both ways; a
   // discrete one shares only by export + import, in both directions. These
   // are the links MaterializeTopology writes for the same targets.
   if (!a.discrete && !b.discrete)
@@ -107,7 +107,7 @@ DeviceGroup::select(Span<const DeviceCandidate> candidates, MemoryType type,
                         "' is not in the device group");
     names += (i ? ", '" : "'") + device->name() + "'";
   }
-  // design.md §3: the allocating device is the first member every other
+  // docs/design.md §3: the allocating device is the first member every other
   // member reaches; type and usage only filter who may allocate.
   std::string reasons;
   for (const DeviceCandidate &candidate : candidates) {

@@ -117,7 +117,7 @@ StatusOr<Ref<Device>> createDevice(std::string_view uri) {
 
 StatusOr<Device *> bindDevice(Span<Device *const> devices,
                               std::string_view backend, uint64_t ordinal) {
-  // design.md §5: ordinal N of a backend is the N-th device serving it.
+  // docs/design.md §5: ordinal N of a backend is the N-th device serving it.
   uint64_t seen = 0;
   std::string serving;
   for (Device *device : devices) {

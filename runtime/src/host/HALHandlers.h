@@ -1,8 +1,9 @@
 //===- HALHandlers.h - handlers of hal ops --------------------*- C++ -*-===//
 //
-// The hal ops of the host program (ir-reference.md "hal") as Instr handlers
-// (Program.h). Each declaration gives the record's slot layout: operands in
-// the op's order, then results. `r` marks reference slots, `s` scalar slots;
+// The hal ops of the host program (docs/ir-reference.md "hal") as Instr
+// handlers (Program.h). Each declaration gives the record's slot layout:
+// operands in the op's order, then results. `r` marks reference slots, `s`
+// scalar slots;
 // `t` marks tagged slots (a `!hal.buffer` or an `index` binding-table slot).
 // Every handler calls the runtime API (runtime/include/fleet/runtime/hal),
 // which validates and reports; the handlers add null checks and the

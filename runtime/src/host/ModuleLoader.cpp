@@ -50,7 +50,7 @@ const Function *Module::lookupExport(std::string_view name) const {
 
 namespace {
 
-/// A device global waiting to be bound (design.md §5).
+/// A device global waiting to be bound (docs/design.md §5).
 struct DeviceRequest {
   std::string global;
   std::string backend;
@@ -305,7 +305,7 @@ void ModuleLoader::lowerBodies() {
 }
 
 Status ModuleLoader::bindDevices(ModuleOp op) {
-  // Only device globals the program uses need a device (design.md §4: a
+  // Only device globals the program uses need a device (docs/design.md §4: a
   // function that uses no device runs with no --device).
   std::set<std::string> used;
   op.walk([&](Operation *nested) {

@@ -15,7 +15,8 @@ hal::StatusOr<hal::Ref<hal::BufferView>>
 uploadTensor(hal::Device &device, const HostTensor &tensor) {
   // Host memory the devices can see; SharingExport lets a device that only
   // reaches `device` by export_import (a discrete one) import it instead of
-  // needing a copy (design.md §3). Mapping lets the host write it directly.
+  // needing a copy (docs/design.md §3). Mapping lets the host write it
+  // directly.
   hal::MemoryType type = hal::MemoryType::HostLocal |
                          hal::MemoryType::DeviceVisible;
   hal::BufferUsage usage =

@@ -44,7 +44,7 @@ bool DeviceSet::isSameDevice(StringRef a, StringRef b) const {
 }
 
 //===----------------------------------------------------------------------===//
-// Memory-property rules (design.md §3)
+// Memory-property rules (docs/design.md §3)
 //===----------------------------------------------------------------------===//
 
 MemoryProperties
@@ -139,7 +139,7 @@ DeviceSet::getAffinityMembers(Attribute affinity, const DeviceSet *order) {
     return failure();
   }
   if (order) {
-    // List order is canonical: declaration order (design.md §3).
+    // List order is canonical: declaration order (docs/design.md §3).
     llvm::stable_sort(members, [&](const AffinityMember &a,
                                    const AffinityMember &b) {
       return order->getIndex(a.device) < order->getIndex(b.device);

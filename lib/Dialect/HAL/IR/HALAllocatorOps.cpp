@@ -1,7 +1,8 @@
 //===- HALAllocatorOps.cpp - memory properties and allocation -------------===//
 //
 // Folders, verifiers, canonicalizations and interfaces of the ops in
-// HALAllocatorOps.td (ir-reference.md, "Memory properties and allocation").
+// HALAllocatorOps.td (docs/ir-reference.md, "Memory properties and
+// allocation").
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,7 @@ OpFoldResult BufferUsageOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AllocatorSelectOp::verify() {
-  // ir-reference.md: at least one (device, affinity) pair, equal counts.
+  // docs/ir-reference.md: at least one (device, affinity) pair, equal counts.
   size_t devices = getDevices().size();
   size_t queueAffinities = getQueueAffinities().size();
   if (devices != queueAffinities)

@@ -1,7 +1,7 @@
 //===- HALAsm.cpp - custom<...> directives of hal op formats --------------===//
 //
 // Each pair implements one piece of hal op text from
-// ../shared/docs/ir-reference.md ("hal"); see HALAsm.h for the grammar.
+// docs/ir-reference.md ("hal"); see HALAsm.h for the grammar.
 //
 //===----------------------------------------------------------------------===//
 

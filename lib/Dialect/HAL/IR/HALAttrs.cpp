@@ -1,7 +1,7 @@
 //===- HALAttrs.cpp - hal attribute parsing, printing and queries ---------===//
 //
-// Text forms follow ../shared/docs/ir-reference.md ("Attributes"); the
-// semantics of affinities and topology links follow design.md §3.
+// Text forms follow docs/ir-reference.md ("Attributes"); the
+// semantics of affinities and topology links follow docs/design.md §3.
 //
 //===----------------------------------------------------------------------===//
 
@@ -224,7 +224,7 @@ static void printQueueMask(AsmPrinter &printer, int64_t mask) {
   printer << ']';
 }
 
-/// Same device where one queue mask contains the other (design.md §3).
+/// Same device where one queue mask contains the other (docs/design.md §3).
 static bool queueMasksCompatible(int64_t a, int64_t b) {
   uint64_t ua = a, ub = b;
   return (ua & ub) == ua || (ua & ub) == ub;

@@ -1,7 +1,7 @@
 //===- HALBufferViewOps.cpp - buffer views and tensors --------------------===//
 //
 // Verifiers and interfaces of the ops in HALBufferViewOps.td
-// (ir-reference.md, "Buffer views and tensors").
+// (docs/ir-reference.md, "Buffer views and tensors").
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +18,7 @@ using namespace fleet::hal;
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Numerical kinds of the runtime element-type code (ir-reference.md,
+/// Numerical kinds of the runtime element-type code (docs/ir-reference.md,
 /// hal.element_type): the code is `(kind << 24) | bits`.
 enum ElementKind : uint32_t {
   kSignlessInteger = 0x10,
@@ -119,7 +119,7 @@ LogicalResult EncodingTypeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// The dims list `type`'s `?` dims, and the ABI-facing `encoding` type has
-/// as many `?` dims as `type` (ir-reference.md, tensor.import/export).
+/// as many `?` dims as `type` (docs/ir-reference.md, tensor.import/export).
 static LogicalResult verifyEncodedTensorDims(Operation *op, Type encoding,
                                              Type type, ValueRange dims) {
   if (failed(verifyValueCount(op, "dynamic dimension",

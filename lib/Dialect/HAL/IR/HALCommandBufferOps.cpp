@@ -1,7 +1,7 @@
 //===- HALCommandBufferOps.cpp - fences and command buffers ---------------===//
 //
 // Verifiers and interfaces of the ops in HALCommandBufferOps.td
-// (ir-reference.md, "Fences" and "Command buffers").
+// (docs/ir-reference.md, "Fences" and "Command buffers").
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +13,7 @@ using namespace fleet::hal;
 
 LogicalResult CommandBufferDispatchOp::verify() {
   // Each binding is one buffer (or slot) with one offset and one length
-  // (ir-reference.md, command_buffer.dispatch).
+  // (docs/ir-reference.md, command_buffer.dispatch).
   size_t buffers = getBindingBuffers().size();
   size_t offsets = getBindingOffsets().size();
   size_t lengths = getBindingLengths().size();

@@ -1,6 +1,6 @@
 //===- HALDeviceOps.cpp - devices and queue ops ---------------------------===//
 //
-// Verifiers and interfaces of the ops in HALDeviceOps.td (ir-reference.md,
+// Verifiers and interfaces of the ops in HALDeviceOps.td (docs/ir-reference.md,
 // "Devices" and "Queue ops").
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +12,7 @@ using namespace fleet;
 using namespace fleet::hal;
 
 /// The optional `= default` of a query is a typed attribute of exactly the
-/// value's type (ir-reference.md, device.query).
+/// value's type (docs/ir-reference.md, device.query).
 static LogicalResult verifyQueryDefault(Operation *op, TypedAttr defaultValue,
                                         Type valueType) {
   if (!defaultValue || defaultValue.getType() == valueType)

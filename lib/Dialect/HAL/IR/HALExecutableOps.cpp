@@ -1,7 +1,7 @@
 //===- HALExecutableOps.cpp - executables ---------------------------------===//
 //
 // Verifiers and symbol checks of the ops in HALExecutableOps.td
-// (ir-reference.md, "Executables").
+// (docs/ir-reference.md, "Executables").
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +23,7 @@ ModuleOp ExecutableVariantOp::getInnerModule() {
 }
 
 LogicalResult ExecutableVariantOp::verify() {
-  // ir-reference.md: a variant may contain at most one condition.
+  // docs/ir-reference.md: a variant may contain at most one condition.
   auto conditions = getBlock().getOps<ExecutableConditionOp>();
   size_t count = std::distance(conditions.begin(), conditions.end());
   if (count > 1)
@@ -87,7 +87,7 @@ LogicalResult ExecutableConditionOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ExecutableExportOp::verifyRegions() {
-  // ir-reference.md: `condition` requires `fallback` and vice versa.
+  // docs/ir-reference.md: `condition` requires `fallback` and vice versa.
   bool hasCondition = !getCondition().empty();
   if (hasCondition && !getConditionFallbackAttr())
     return emitOpError("has a condition but no fallback export");
@@ -111,7 +111,7 @@ ExecutableExportOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (!fallbackRef)
     return success();
   // The fallback is an export of the same variant with the same layout, so
-  // a dispatch can switch to it without rebinding (ir-reference.md).
+  // a dispatch can switch to it without rebinding (docs/ir-reference.md).
   auto fallback = symbolTable.lookupNearestSymbolFrom<ExecutableExportOp>(
       getOperation(), fallbackRef);
   if (!fallback)

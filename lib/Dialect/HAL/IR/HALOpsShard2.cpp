@@ -2,7 +2,7 @@
 //
 // The hal op definitions are split into 4 sections (mlir-tblgen
 // -op-shard-count, see cmake/FleetMacros.cmake) so they compile in parallel
-// and in smaller pieces (build-recipe.md pitfall 9). Hand-written op logic
+// and in smaller pieces (docs/build.md pitfall 9). Hand-written op logic
 // lives in HAL*Ops.cpp by group; this file only instantiates section 2.
 //
 //===----------------------------------------------------------------------===//

@@ -3,8 +3,8 @@
 // Invariant established: no hal.allocator.resolve_memory_properties remains.
 // What the static topology could not prove is asked of the runtime topology
 // with hal.device.query.link, and arith forms the bits with the same rule
-// as the static fold (design.md §3, DeviceSet.h): the allocating device X is
-// the first member (declaration order) every other member reaches, and each
+// as the static fold (docs/design.md §3, DeviceSet.h): the allocating device X
+// is the first member (declaration order) every other member reaches, and each
 // peer Y adds the bits of its link Y -> X. The runtime's
 // hal.allocator.select applies the same rule, so both pick the same X.
 //

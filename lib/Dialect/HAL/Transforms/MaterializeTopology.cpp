@@ -1,9 +1,10 @@
 //===- MaterializeTopology.cpp - default topology from device targets -----===//
 //
 // Invariant established: a module with two or more devices and no
-// `stream.topology` gets one derived from its device targets (design.md §3):
-// plain local devices are unified both ways; discrete devices and devices of
-// different backends get no link, leaving the question to the runtime.
+// `stream.topology` gets one derived from its device targets
+// (docs/design.md §3): plain local devices are unified both ways; discrete
+// devices and devices of different backends get no link, leaving the question
+// to the runtime.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,7 @@
 // Invariant established: every hal.allocator.resolve_memory_properties whose
 // answer the device identities and the static `stream.topology` prove is a
 // pair of constants, and the hal.allocator.select it fed names the proven
-// allocating device (design.md §3). Unproven queries are left unchanged.
+// allocating device (docs/design.md §3). Unproven queries are left unchanged.
 //
 //===----------------------------------------------------------------------===//
 

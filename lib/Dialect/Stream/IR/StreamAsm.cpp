@@ -393,7 +393,7 @@ ParseResult parseExplicitResourceRegion(
       failed(parser.parseRegion(body, arguments,
                                 /*enableNameShadowing=*/false)))
     return failure();
-  // The stream.yield of cmd regions is implicit (ir-reference.md).
+  // The stream.yield of cmd regions is implicit (docs/ir-reference.md).
   OpBuilder builder(parser.getContext());
   CmdExecuteOp::ensureTerminator(body, builder,
                                  parser.getEncodedSourceLoc(loc));
@@ -667,7 +667,7 @@ ParseResult parseWorkgroupCountRegion(OpAsmParser &parser, Region &body) {
   if (failed(parser.parseLParen()) || failed(parser.parseTypeList(resultTypes)) ||
       failed(parser.parseRParen()))
     return failure();
-  // The workgroup count is always three index values (ir-reference.md).
+  // The workgroup count is always three index values (docs/ir-reference.md).
   if (resultTypes.size() != 3 ||
       !llvm::all_of(resultTypes, [](Type t) { return t.isIndex(); }))
     return parser.emitError(loc, "workgroups region must declare exactly "

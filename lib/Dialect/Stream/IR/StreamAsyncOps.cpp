@@ -138,9 +138,9 @@ Value AsyncStoreOp::getResultSize(unsigned idx) {
 Attribute AsyncTransferOp::getAffinityAttr() {
   if (Attribute execution = getExecutionAffinityAttr())
     return execution;
-  // ir-reference.md / design.md §3: a staging or external source executes
-  // on the target (the device side pulls); every other case, staging to
-  // staging included, executes on the source (push).
+  // docs/ir-reference.md / docs/design.md §3: a staging or external source
+  // executes on the target (the device side pulls); every other case, staging
+  // to staging included, executes on the source (push).
   Lifetime source = cast<ResourceType>(getSource().getType()).getLifetime();
   Lifetime target = cast<ResourceType>(getResult().getType()).getLifetime();
   bool stagingToStaging =
@@ -215,7 +215,7 @@ Value AsyncDispatchOp::getResultSize(unsigned idx) {
 LogicalResult AsyncCallOp::verify() { return verifyRangedOperands(*this); }
 
 /// A callee `!stream.resource<*>` accepts a resource of any lifetime;
-/// everything else must match exactly (ir-reference.md, async.call).
+/// everything else must match exactly (docs/ir-reference.md, async.call).
 static bool isCallTypeCompatible(Type calleeType, Type callType) {
   if (calleeType == callType)
     return true;

@@ -94,7 +94,7 @@ CmdDispatchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     if (!function)
       return success();
     // The function takes one !stream.binding per bound resource; its other
-    // arguments receive the uniform operands, in order (ir-reference.md).
+    // arguments receive the uniform operands, in order (docs/ir-reference.md).
     SmallVector<Type> others;
     unsigned bindings = 0;
     for (Type type : function.getArgumentTypes()) {

@@ -66,7 +66,7 @@ Type ResourceType::parse(AsmParser &parser) {
 }
 
 void ResourceType::print(AsmPrinter &printer) const {
-  // `*` is printed as the bare token inside the type (ir-reference.md).
+  // `*` is printed as the bare token inside the type (docs/ir-reference.md).
   printer << '<' << stringifyLifetime(getLifetime()) << '>';
 }
 

@@ -14,7 +14,8 @@ unsigned countResources(TypeRange types) {
 
 LogicalResult verifyEncoding(Operation *op, StringRef name, Type encoding,
                              ValueRange dims) {
-  // ir-reference.md: `enc` is a ranked tensor type giving the logical shape.
+  // docs/ir-reference.md: `enc` is a ranked tensor type giving the logical
+  // shape.
   if (!isa<RankedTensorType>(encoding))
     return op->emitOpError() << name << " must be a ranked tensor type, got "
                              << encoding;

@@ -1,8 +1,8 @@
 //===- StreamOpUtils.h - helpers shared by the stream op files --*- C++ -*-===//
 //
 // Verifier pieces that several stream ops share (the rules of
-// ir-reference.md "General syntax rules" and of the execution regions), and
-// interface helpers. Private to lib/Dialect/Stream/IR.
+// docs/ir-reference.md "General syntax rules" and of the execution regions),
+// and interface helpers. Private to lib/Dialect/Stream/IR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_LIB_DIALECT_STREAM_IR_STREAMOPUTILS_H

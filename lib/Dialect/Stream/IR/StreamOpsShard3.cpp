@@ -1,7 +1,7 @@
 //===- StreamOpsShard3.cpp - generated stream op definitions, shard 3 ----===//
 //
 // mlir-tblgen -op-shard-count splits StreamOps.cpp.inc into GET_OP_DEFS_<i>
-// sections; each shard file compiles one (build-recipe.md pitfall 9). The
+// sections; each shard file compiles one (docs/build.md pitfall 9). The
 // hand-written parts of the ops live in Stream*Ops.cpp.
 //
 //===----------------------------------------------------------------------===//

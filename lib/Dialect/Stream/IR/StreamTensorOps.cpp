@@ -1,7 +1,7 @@
 //===- StreamTensorOps.cpp - tensor boundary and tensor-phase ops ---------===//
 //
 // Verifiers and interface methods of the ops in StreamTensorOps.td. The dim
-// and size count rules are ir-reference.md "General syntax rules".
+// and size count rules are docs/ir-reference.md "General syntax rules".
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,7 +3,7 @@
 // Invariant established: no `stream.async.transfer` remains between two
 // affinities where the consumer can use the producer's memory directly.
 //
-// Direction rule (design.md §3): a link `(@x -> @y = {...})` says device x
+// Direction rule (docs/design.md §3): a link `(@x -> @y = {...})` says device x
 // can load/store memory allocated on device y. A transfer from S (where the
 // value lives, its producer) to T (where it is consumed) is unnecessary when
 // T reaches S's memory directly: the same device (same backend and ordinal),

@@ -4,7 +4,7 @@
 // consecutive loop iterations. A loop-carried resource carries a
 // loop-carried timepoint: the execute regions of iteration i+1 that read it
 // await iteration i's timepoint, and the host waits only where it reads the
-// value itself (design.md §1, "PropagateTimepoints").
+// value itself (docs/design.md §1, "PropagateTimepoints").
 //
 // Calls and globals keep their host waits for now (resources crossing them
 // are awaited before the call/store); see docs/status.md.

@@ -150,7 +150,7 @@ LogicalResult CommandBuilder::convert(Operation *op) {
         Attribute execution = op.getAffinityAttr();
         StringRef runsOn = getAffinityDeviceName(execution ? execution : affinity);
         // Acquire a range another device flushed, release one another
-        // device reads (design.md §3; explicit even on coherent memory).
+        // device reads (docs/design.md §3; explicit even on coherent memory).
         Attribute from = op.getSourceAffinityAttr();
         if (from && getAffinityDeviceName(from) != runsOn)
           CmdInvalidateOp::create(builder, loc, source, size, zero, size,

@@ -5,7 +5,7 @@
 // memory, ready at once). Each `stream.async.execute` holds ops of one
 // affinity, awaits exactly the regions it depends on, and ends as soon as
 // another region or the host consumes one of its values, so consumers start
-// early (Fleet issue 7; design.md §1 "ScheduleExecution").
+// early (Fleet issue 7; docs/design.md §1 "ScheduleExecution").
 //
 // Algorithm (one walk per block, in program order):
 //   - a streamable op X with affinity A and producer regions D first closes
@@ -165,7 +165,7 @@ void forwardAwaitsToTimelineAwareOps(Block &block) {
 /// A host wait read only by timepoint barriers is no wait at all: each
 /// barrier's value is the awaited resource and its timepoint the awaited
 /// one (barriers feed fences: a coarse-fences call reading the result of
-/// another one chains on the device timeline, design.md §4).
+/// another one chains on the device timeline, docs/design.md §4).
 void forwardAwaitsToBarriers(Block &block) {
   for (auto await :
        llvm::make_early_inc_range(block.getOps<TimepointAwaitOp>())) {
@@ -361,7 +361,7 @@ void BlockScheduler::materialize(Partition &partition) {
         continue;
       }
       // Exported only to timeline-aware ops: they wait for the region's
-      // timepoint through their fences instead of the host (design.md §4).
+      // timepoint through their fences instead of the host (docs/design.md §4).
       if (auto exportOp = dyn_cast<TensorExportOp>(user);
           exportOp && onlyFeedsTimelineAwareOps(exportOp.getResult())) {
         use.set(regionResult);

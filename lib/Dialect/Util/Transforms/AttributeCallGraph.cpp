@@ -5,7 +5,7 @@
 // except where the call already had an attribute of that name, which is
 // kept. Local passes can then read a callee's ABI convention at the call
 // (IREE PR 22381; Fleet also annotates the fence-taking calls its ABI
-// wrapping creates, design.md §4).
+// wrapping creates, docs/design.md §4).
 //
 //===----------------------------------------------------------------------===//
 

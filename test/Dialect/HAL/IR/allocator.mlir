@@ -1,4 +1,4 @@
-// Round trip of the memory-property and allocation ops (ir-reference.md,
+// Round trip of the memory-property and allocation ops (docs/ir-reference.md,
 // "Memory properties and allocation"), every optional part included: custom
 // form twice, generic form back to custom, and FileCheck on the exact text.
 // Function arguments print as %argN; each CHECK gives the printed line.

@@ -1,6 +1,6 @@
 // Round trip of the buffer view ops and the element/encoding type codes
-// (ir-reference.md, "Buffer views and tensors"). Function arguments print as
-// %argN.
+// (docs/ir-reference.md, "Buffer views and tensors"). Function arguments print
+// as %argN.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
 // RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
 // RUN: FileCheck %s --input-file=%t.1

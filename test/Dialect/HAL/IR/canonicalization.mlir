@@ -57,7 +57,7 @@ util.func public @equal_values_merge() -> (i32, i32) {
 // -----
 
 // hal.element_type and hal.encoding_type fold to their runtime codes,
-// `(kind << 24) | bits` (ir-reference.md); every comparison below folds to
+// `(kind << 24) | bits` (docs/ir-reference.md); every comparison below folds to
 // true exactly when the code is right.
 // CHECK-LABEL: @element_type_codes
 util.func public @element_type_codes() -> (i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1, i1) {

@@ -1,4 +1,4 @@
-// Round trip of the command buffer ops (ir-reference.md, "Command
+// Round trip of the command buffer ops (docs/ir-reference.md, "Command
 // buffers"), every optional part included: buffers and binding-table slots,
 // with and without constants. Function arguments print as %argN.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2

@@ -1,5 +1,5 @@
-// Round trip of the device ops (ir-reference.md, "Devices"), every optional
-// part included. Function arguments print as %argN.
+// Round trip of the device ops (docs/ir-reference.md, "Devices"), every
+// optional part included. Function arguments print as %argN.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
 // RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
 // RUN: FileCheck %s --input-file=%t.1

@@ -1,4 +1,4 @@
-// Round trip of the executable ops (ir-reference.md, "Executables") plus
+// Round trip of the executable ops (docs/ir-reference.md, "Executables") plus
 // hal.executable.lookup (IREE's op, not in the reference), every optional
 // part included.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2

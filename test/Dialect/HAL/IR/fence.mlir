@@ -1,4 +1,4 @@
-// Round trip of the fence ops (ir-reference.md, "Fences"), every optional
+// Round trip of the fence ops (docs/ir-reference.md, "Fences"), every optional
 // part included. Function arguments print as %argN.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
 // RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3

@@ -1,4 +1,4 @@
-// Round trip of the queue ops (ir-reference.md, "Queue ops"), every flag
+// Round trip of the queue ops (docs/ir-reference.md, "Queue ops"), every flag
 // spelling kind included. Function arguments print as %argN:
 // %arg0 device, %arg1 queue affinity, %arg2 wait fence, %arg3 signal fence.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2

@@ -1,6 +1,6 @@
-// Round trip of the tensor boundary ops (ir-reference.md, "Buffer views and
-// tensors"), every optional part in the documented order. Function arguments
-// print as %argN.
+// Round trip of the tensor boundary ops (docs/ir-reference.md, "Buffer views
+// and tensors"), every optional part in the documented order. Function
+// arguments print as %argN.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
 // RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
 // RUN: FileCheck %s --input-file=%t.1

@@ -3,7 +3,7 @@
 
 // Two devices the static topology says nothing about: the link kinds are
 // asked at run time in both directions (unified_memory either way counts),
-// and arith forms the bits of design.md §3 — @a allocates when @b reaches
+// and arith forms the bits of docs/design.md §3 — @a allocates when @b reaches
 // it, else @b when @a reaches it — the select stays and the runtime applies
 // the same rule.
 

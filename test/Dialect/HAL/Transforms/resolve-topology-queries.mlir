@@ -182,7 +182,7 @@ module {
 
 // -----
 
-// Exact base bits of every lifetime on a single affinity (design.md §3).
+// Exact base bits of every lifetime on a single affinity (docs/design.md §3).
 // With --hal-external-resources-mappable only `external` changes.
 
 // CHECK-LABEL: util.func public @lifetimes

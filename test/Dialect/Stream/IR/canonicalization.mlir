@@ -1,5 +1,5 @@
-// Folds of the timepoint ops (the obviously safe ones; ir-reference.md names
-// none): each case shows the op going away.
+// Folds of the timepoint ops (the obviously safe ones; docs/ir-reference.md
+// names none): each case shows the op going away.
 // RUN: fleet-opt %s -split-input-file --canonicalize | FileCheck %s
 
 // Joining a single timepoint is that timepoint.

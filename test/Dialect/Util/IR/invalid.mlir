@@ -1,4 +1,4 @@
-// Verifier and parser rules of the util ops (ir-reference.md, "util").
+// Verifier and parser rules of the util ops (docs/ir-reference.md, "util").
 // RUN: fleet-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{initial value type 'tensor<4xi32>' is not compatible with global type 'tensor<4xf32>'}}

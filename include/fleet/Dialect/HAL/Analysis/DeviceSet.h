@@ -1,15 +1,16 @@
 //===- DeviceSet.h - the devices a module declares --------------*- C++ -*-===//
 //
 // The `!hal.device` globals of a module in declaration order, with their
-// targets, and the device identity rule of design.md §3: two globals are the
-// same device only when their targets have the same backend and the same
+// targets, and the device identity rule of docs/design.md §3: two globals are
+// the same device only when their targets have the same backend and the same
 // ordinal (a missing ordinal means 0). Declaration order is the canonical
 // order of devices (e.g. inside #hal.device.optimal).
 //
-// It also holds the static topology rules of design.md §3 (`stream.topology`
-// links, the lifetime base bits, the allocating-device rule and the bits each
-// peer adds), so every pass that reasons about memory properties — the
-// static fold and the run-time lowering alike — applies one definition.
+// It also holds the static topology rules of docs/design.md §3
+// (`stream.topology` links, the lifetime base bits, the allocating-device rule
+// and the bits each peer adds), so every pass that reasons about memory
+// properties — the static fold and the run-time lowering alike — applies one
+// definition.
 //
 // Built once per module (cheap: one walk over top-level ops); read-only after
 // construction, so it may be shared by threads.
@@ -40,7 +41,7 @@ struct DeviceInfo {
   llvm::StringRef getName() const { return name; }
 };
 
-/// Memory type and buffer usage bits of an allocation (ir-reference.md bit
+/// Memory type and buffer usage bits of an allocation (docs/ir-reference.md bit
 /// values; MemoryType / BufferUsage enums).
 struct MemoryProperties {
   MemoryType memoryTypes = MemoryType::None;
@@ -63,8 +64,8 @@ struct MemoryPropertyOptions {
   bool externalResourcesMappable = false;
 };
 
-/// How a peer device Y reaches memory allocated on X (design.md §3), in the
-/// order the rule tries them.
+/// How a peer device Y reaches memory allocated on X (docs/design.md §3), in
+/// the order the rule tries them.
 enum class PeerAccess {
   /// Same device, or unified_memory in either direction: nothing to add.
   Unified,
@@ -76,7 +77,7 @@ enum class PeerAccess {
   None,
 };
 
-/// The bits of a lifetime alone (design.md §3): constant → DeviceLocal +
+/// The bits of a lifetime alone (docs/design.md §3): constant → DeviceLocal +
 /// SharingImmutable; transient/variable/`*` → DeviceLocal; external →
 /// DeviceVisible|DeviceLocal; staging → HostLocal|DeviceVisible +
 /// Transfer|Mapping; all get Transfer|DispatchStorage.
@@ -109,7 +110,7 @@ public:
   /// The device global named `name`, or nullptr.
   const DeviceInfo *lookup(llvm::StringRef name) const;
 
-  /// Same device per design.md §3 (backend and ordinal). Unknown names or
+  /// Same device per docs/design.md §3 (backend and ordinal). Unknown names or
   /// devices without a static target are only the same as themselves.
   bool isSameDevice(llvm::StringRef a, llvm::StringRef b) const;
 
@@ -117,7 +118,7 @@ public:
   unsigned getIndex(llvm::StringRef name) const;
 
   //===--------------------------------------------------------------------===//
-  // Static topology (module attribute `stream.topology`, design.md §3)
+  // Static topology (module attribute `stream.topology`, docs/design.md §3)
   //===--------------------------------------------------------------------===//
 
   /// The module's topology, or null when it declares none.
@@ -132,16 +133,16 @@ public:
 
   /// Members of an affinity attribute: one for #hal.device.affinity, the
   /// list of #hal.device.optimal sorted into declaration order (the canonical
-  /// order, design.md §3). Fails on other attributes (promises, null).
+  /// order, docs/design.md §3). Fails on other attributes (promises, null).
   static mlir::FailureOr<llvm::SmallVector<AffinityMember>>
   getAffinityMembers(mlir::Attribute affinity, const DeviceSet *order);
 
   /// True when every member names the same device (identity rule above).
   bool areAllSameDevice(llvm::ArrayRef<AffinityMember> members) const;
 
-  /// The static rule of design.md §3 for an allocation of `lifetime` shared
-  /// by `members` (in declaration order). A single member, or members that
-  /// are all the same device, get the base bits and the first member. Else
+  /// The static rule of docs/design.md §3 for an allocation of `lifetime`
+  /// shared by `members` (in declaration order). A single member, or members
+  /// that are all the same device, get the base bits and the first member. Else
   /// the allocating device X is the first member that every other member
   /// reaches; because a missing link is unknown, an earlier member can never
   /// be ruled out statically, so the links prove X only when X is the first

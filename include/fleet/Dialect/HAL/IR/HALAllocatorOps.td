@@ -1,6 +1,6 @@
 //===- HALAllocatorOps.td - memory properties and allocation -*- tablegen -*-===//
 //
-// ir-reference.md, "hal" / "Memory properties and allocation".
+// docs/ir-reference.md, "hal" / "Memory properties and allocation".
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +26,7 @@ def HAL_MemoryTypeOp : HAL_Op<"memory_type", [ConstantLike, Pure]> {
   }];
   let arguments = (ins HAL_MemoryTypeAttr:$value);
   let results = (outs I32:$result);
-  // [ad] before `:` (ir-reference.md).
+  // [ad] before `:` (docs/ir-reference.md).
   let assemblyFormat = [{
     `<` custom<EnumAttr>($value) `>` attr-dict `:` type($result)
   }];
@@ -63,7 +63,7 @@ def HAL_AllocatorResolveMemoryPropertiesOp
     Computes the memory type and buffer usage an allocation of the given
     lifetime needs when it is used with the `for` affinity (any attribute,
     optional). For `#hal.device.optimal<[...]>` the bits depend on the links
-    between the candidates (design.md §3); `--hal-resolve-topology-queries`
+    between the candidates (docs/design.md §3); `--hal-resolve-topology-queries`
     folds what the static topology proves and
     `--hal-lower-topology-queries` lowers the rest to link queries.
 
@@ -89,7 +89,7 @@ def HAL_AllocatorSelectOp : HAL_Op<"allocator.select", [
   let description = [{
     Chooses, among the `(device, queue affinity)` candidates, the one that
     should allocate memory of the given type and usage. Fleet's rule
-    (design.md §3): the first candidate, in list order, that every other
+    (docs/design.md §3): the first candidate, in list order, that every other
     candidate reaches; the memory type and usage only filter candidates.
 
     Canonicalization: a single candidate (or candidates that are all the same
@@ -134,7 +134,7 @@ def HAL_AllocatorAllocateOp : HAL_Op<"allocator.allocate", [
   let description = [{
     Allocates a buffer of `{%size}` bytes with the given memory type and
     usage from the allocator. The allocator refuses what its device cannot
-    provide (design.md §5).
+    provide (docs/design.md §5).
 
     ```mlir
     %buf = hal.allocator.allocate<%alloc : !hal.allocator> affinity(%q) type(%mt) usage(%bu) : !hal.buffer{%sz}

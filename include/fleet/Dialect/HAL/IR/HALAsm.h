@@ -1,7 +1,7 @@
 //===- HALAsm.h - custom<...> directives of hal op formats ------*- C++ -*-===//
 //
 // Parsers and printers for the hal-specific parts of the op syntax in
-// ../shared/docs/ir-reference.md ("hal"). Generic directives (enum spelling,
+// docs/ir-reference.md ("hal"). Generic directives (enum spelling,
 // sized types, visibility) live in Util/IR/AsmDirectives.h.
 //
 // Parsers report errors through the parser and return failure; they never

@@ -38,7 +38,7 @@ def HAL_DeviceTargetAttr : HAL_Attr<"DeviceTarget", "device.target",
     `#hal.device.target<"local", {ordinal = 1 : index}, [#hal.executable.target<...>]> : !hal.device`.
     Config key `ordinal` picks the N-th matching runtime device (missing = 0);
     `discrete = true` marks a device whose memory peers cannot touch directly
-    (design.md §3).
+    (docs/design.md §3).
   }];
   let parameters = (ins
     AttributeSelfTypeParameter<"">:$type,
@@ -48,7 +48,7 @@ def HAL_DeviceTargetAttr : HAL_Attr<"DeviceTarget", "device.target",
   );
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
-    /// The `ordinal` config value; 0 when absent (design.md §3).
+    /// The `ordinal` config value; 0 when absent (docs/design.md §3).
     int64_t getOrdinal() const;
     /// True when the config says `discrete = true`.
     bool isDiscrete() const;
@@ -145,7 +145,7 @@ def HAL_DeviceLinkAttr : HAL_Attr<"DeviceLink", "device.link"> {
   // `#hal.device.link<(@x -> @y = {...})>`.
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
-    /// Fleet extension key `export_import` (design.md §3).
+    /// Fleet extension key `export_import` (docs/design.md §3).
     bool getExportImport() const;
     /// All flags false and no extension key: the link counts as absent.
     bool isAbsent() const;

@@ -2,7 +2,7 @@
 //
 // The hal dialect is the host program's view of the hardware abstraction
 // layer: devices, allocators, buffers, fences, command buffers, queue ops and
-// the topology that relates devices (syntax: ../shared/docs/ir-reference.md).
+// the topology that relates devices (syntax: docs/ir-reference.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +41,7 @@ class HAL_Op<string mnemonic, list<Trait> traits = []>
     : Op<HAL_Dialect, mnemonic, traits>;
 
 //===----------------------------------------------------------------------===//
-// Enums (bit values per ir-reference.md; IREE's runtime values)
+// Enums (bit values per docs/ir-reference.md; IREE's runtime values)
 //===----------------------------------------------------------------------===//
 
 // Wraps an enum as `#hal.<mnemonic><...>` with Fleet's enum spelling

@@ -1,6 +1,6 @@
 //===- HALBufferViewOps.td - buffer views and tensors --------*- tablegen -*-===//
 //
-// ir-reference.md, "hal" / "Buffer views and tensors".
+// docs/ir-reference.md, "hal" / "Buffer views and tensors".
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,7 +124,7 @@ def HAL_ElementTypeOp : HAL_Op<"element_type", [ConstantLike, Pure]> {
     `0x12` unsigned, `0x13` `i1` (stored as 8 bits), `0x21` IEEE float,
     `0x22` bf16, `0x23` complex (bits = twice the part width) and
     `0x24`..`0x28` f8 E5M2, E4M3FN, E5M2FNUZ, E4M3FNUZ, E8M0FNU
-    (ir-reference.md). Other types are rejected by the verifier.
+    (docs/ir-reference.md). Other types are rejected by the verifier.
     Constant-like: it folds to the code (so the host program needs no type
     table).
 
@@ -199,7 +199,7 @@ def HAL_TensorImportOp : HAL_Op<"tensor.import", [
     Variadic<Index>:$target_dims
   );
   let results = (outs AnyRankedTensor:$target);
-  // Order: on, wait =>, consume, source, offset, name (ir-reference.md);
+  // Order: on, wait =>, consume, source, offset, name (docs/ir-reference.md);
   // [ad] at the end, bare.
   let assemblyFormat = [{
     (`on` `(` $affinity^ `)`)?

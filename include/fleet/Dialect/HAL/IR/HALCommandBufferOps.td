@@ -1,6 +1,6 @@
 //===- HALCommandBufferOps.td - fences and command buffers ---*- tablegen -*-===//
 //
-// ir-reference.md, "hal" / "Fences" and "Command buffers".
+// docs/ir-reference.md, "hal" / "Fences" and "Command buffers".
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,7 +85,7 @@ def HAL_FenceFailOp : HAL_Op<"fence.fail"> {
   let summary = "Fails a fence with a status";
   let description = [{
     Fails the fence's semaphores with the `i32` status; the failure reaches
-    everything that waits on them (design.md §4).
+    everything that waits on them (docs/design.md §4).
 
     ```mlir
     hal.fence.fail<%f : !hal.fence> status(%code)

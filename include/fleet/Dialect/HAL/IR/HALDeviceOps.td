@@ -1,6 +1,6 @@
 //===- HALDeviceOps.td - devices and queue ops ---------------*- tablegen -*-===//
 //
-// ir-reference.md, "hal" / "Devices" and "Queue ops".
+// docs/ir-reference.md, "hal" / "Devices" and "Queue ops".
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +33,8 @@ def HAL_DeviceQueryOp : HAL_Op<"device.query", [Pure]> {
     OptionalAttr<TypedAttrInterface>:$default_value
   );
   let results = (outs I1:$ok, AnyType:$value);
-  // `::` is two `:` tokens printed with no space between (ir-reference.md).
+  // `::` is two `:` tokens printed with no space between
+  // (docs/ir-reference.md).
   let assemblyFormat = [{
     `<` $device `:` type($device) `>`
     `key` `(` $category `:` `` `:` $key `)`
@@ -47,7 +48,7 @@ def HAL_DeviceQueryOp : HAL_Op<"device.query", [Pure]> {
 def HAL_DeviceQueryLinkOp : HAL_Op<"device.query.link", [Pure]> {
   let summary = "Asks the runtime topology about a directed device link";
   let description = [{
-    Fleet extension (design.md §3; no IREE counterpart). Asks the runtime
+    Fleet extension (docs/design.md §3; no IREE counterpart). Asks the runtime
     topology about the link from the first device to the second: can the
     first reach memory allocated on the second. Keys: `unified_memory`,
     `transparent_access`, `export_import`. `%ok` is false when the runtime
@@ -77,7 +78,7 @@ def HAL_DeviceQueryLinkOp : HAL_Op<"device.query.link", [Pure]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The link keys the runtime topology answers (design.md §3).
+    /// The link keys the runtime topology answers (docs/design.md §3).
     static bool isKnownKey(::llvm::StringRef key) {
       return key == "unified_memory" || key == "transparent_access" ||
              key == "export_import";
@@ -135,7 +136,7 @@ def HAL_DevicesGetOp : HAL_Op<"devices.get", [Pure]> {
 //
 // All but flush start `<%dev : !hal.device> affinity(%q) wait(%wf)
 // signal(%sf)` and end `flags(...)`; they run in queue order after the wait
-// fence and signal the signal fence when done (design.md §4).
+// fence and signal the signal fence when done (docs/design.md §4).
 //===----------------------------------------------------------------------===//
 
 class HAL_QueueOp<string mnemonic, list<Trait> traits = []>
@@ -244,7 +245,7 @@ def HAL_DeviceQueueCopyOp : HAL_QueueOp<"device.queue.copy"> {
   let description = [{
     Copies `length` bytes from the source buffer at the source offset to the
     target buffer at the target offset. Both buffers must be reachable from
-    the queue's device (design.md §3: no silent staging).
+    the queue's device (docs/design.md §3: no silent staging).
 
     ```mlir
     hal.device.queue.copy<%dev : !hal.device> affinity(%q) wait(%wf) signal(%sf) source(%src : !hal.buffer)[%so] target(%dst : !hal.buffer)[%do] length(%len) flags("None")

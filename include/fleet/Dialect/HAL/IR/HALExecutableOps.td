@@ -1,8 +1,8 @@
 //===- HALExecutableOps.td - executables ---------------------*- tablegen -*-===//
 //
-// ir-reference.md, "hal" / "Executables", plus hal.executable.lookup (IREE's
-// op and syntax; the reference does not list it but Fleet's host programs
-// need it to name a loaded executable).
+// docs/ir-reference.md, "hal" / "Executables", plus hal.executable.lookup
+// (IREE's op and syntax; the reference does not list it but Fleet's host
+// programs need it to name a loaded executable).
 //
 //===----------------------------------------------------------------------===//
 
@@ -177,9 +177,9 @@ def HAL_ExecutableLookupOp : HAL_Op<"executable.lookup", [
     Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "The loaded form of an executable on a device";
   let description = [{
-    Not in ir-reference.md: IREE's op and syntax, which Fleet's host programs
-    use to name the executable a dispatch runs. Returns `@ex` as loaded on
-    (or cached for) the device.
+    Not in docs/ir-reference.md: IREE's op and syntax, which Fleet's host
+    programs use to name the executable a dispatch runs. Returns `@ex` as loaded
+    on (or cached for) the device.
 
     ```mlir
     %exe = hal.executable.lookup device(%dev : !hal.device) executable(@ex) : !hal.executable

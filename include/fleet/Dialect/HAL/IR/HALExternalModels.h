@@ -10,7 +10,8 @@ namespace fleet::hal {
 
 /// Attaches TimelineAwareOpInterface to `util.call`: a call carrying
 /// `hal.abi.convention = #hal.abi.convention<coarse_fences>` whose last two
-/// operands are `!hal.fence` (wait, signal) is timeline-aware (design.md §4).
+/// operands are `!hal.fence` (wait, signal) is timeline-aware
+/// (docs/design.md §4).
 void registerExternalModels(mlir::DialectRegistry &registry);
 
 } // namespace fleet::hal

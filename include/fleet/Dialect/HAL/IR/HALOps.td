@@ -1,10 +1,11 @@
 //===- HALOps.td - hal operations ---------------------------*- tablegen -*-===//
 //
-// Every op of ../shared/docs/ir-reference.md section "hal", grouped by the
+// Every op of docs/ir-reference.md section "hal", grouped by the
 // object they act on (one .td per group). The text of each op is IREE's;
 // Fleet's own additions (hal.device.query.link) are marked where defined.
 //
-// Conventions shared by all groups (ir-reference.md, "General syntax rules"):
+// Conventions shared by all groups (docs/ir-reference.md, "General syntax
+// rules"):
 // - enum clauses (`flags(...)`, `mode(...)`, `lifetime(...)`, ...) use
 //   custom<EnumAttr>: bare keyword for one single-bit case, else quoted `A|B`;
 // - `{%size}` follows a size-aware result type (custom<SizeAwareType>);
@@ -27,11 +28,11 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
-// Shared constraints (HAL scalar aliases of ir-reference.md, "Types")
+// Shared constraints (HAL scalar aliases of docs/ir-reference.md, "Types")
 //===----------------------------------------------------------------------===//
 
 // Queue ops: wait and signal fences must differ unless both come from
-// util.null (ir-reference.md, "Queue ops"). Verified by the C++ trait in
+// util.null (docs/ir-reference.md, "Queue ops"). Verified by the C++ trait in
 // HALTraits.h, which also lets passes recognise queue ops.
 def HAL_DeviceQueueOp : NativeOpTrait<"DeviceQueueOp"> {
   let cppNamespace = "::fleet::hal::OpTrait";
@@ -44,7 +45,7 @@ def HAL_BufferOrSlot : AnyTypeOf<[Index, HAL_Buffer]>;
 def HAL_FillPattern : AnyTypeOf<[I8, I16, I32]>;
 
 // `lifetime(...)` of hal.allocator.resolve_memory_properties: the stream
-// resource lifetime enum (ir-reference.md, "Lifetime enum"). Spelled as a
+// resource lifetime enum (docs/ir-reference.md, "Lifetime enum"). Spelled as a
 // constraint so StreamBase.td (and its enums) stay out of the hal tablegen.
 def HAL_LifetimeAttr : Attr<
     CPred<"::llvm::isa<::fleet::stream::LifetimeAttr>($_self)">,

@@ -13,8 +13,8 @@ namespace fleet::hal {
 
 /// A queue op waits on one fence and signals another; passing the same fence
 /// value as both would deadlock (the op waits for its own completion), so
-/// they must differ unless both are `util.null` ("no fence") — ir-reference.md,
-/// "Queue ops".
+/// they must differ unless both are `util.null` ("no fence") —
+/// docs/ir-reference.md, "Queue ops".
 mlir::LogicalResult verifyQueueFences(mlir::Operation *op, mlir::Value wait,
                                       mlir::Value signal);
 

@@ -35,8 +35,8 @@ def ResolveDevicePromisesPass : Pass<"hal-resolve-device-promises", "mlir::Modul
     `#hal.device.optimal`, argument attributes), is replaced with an affinity
     on the declared device global of that name, keeping the queue mask. A
     promise naming a device that is not declared is an error at the op that
-    holds it (design.md §3: naming an undeclared device is the only placement
-    error).
+    holds it (docs/design.md §3: naming an undeclared device is the only
+    placement error).
   }];
 }
 
@@ -47,8 +47,8 @@ def MaterializeTopologyPass : Pass<"hal-materialize-topology", "mlir::ModuleOp">
     plain `local` devices (no `discrete = true` in the config) adds a link
     `(@x -> @y = {unified_memory = true})`: both run in this process on host
     memory. A discrete device gets no link to any other device, so the
-    runtime topology decides (design.md §3). Devices of different backends get
-    no link either. Modules with fewer than two devices, or with a
+    runtime topology decides (docs/design.md §3). Devices of different backends
+    get no link either. Modules with fewer than two devices, or with a
     `stream.topology` already, are left alone.
 
     ```mlir
@@ -62,9 +62,9 @@ def ResolveTopologyQueriesPass : Pass<"hal-resolve-topology-queries", "mlir::Mod
   let summary = "Folds memory-property queries the static topology proves";
   let description = [{
     Folds `hal.allocator.resolve_memory_properties` to `hal.memory_type` /
-    `hal.buffer_usage` constants by the rule of design.md §3: the lifetime's
-    base bits for a single affinity or for members that are all one device
-    (same backend and ordinal); otherwise, when the module's
+    `hal.buffer_usage` constants by the rule of docs/design.md §3: the
+    lifetime's base bits for a single affinity or for members that are all one
+    device (same backend and ordinal); otherwise, when the module's
     `stream.topology` proves the allocating device X (the first member in
     declaration order, reached by every other member), the base bits plus
     what each peer's link adds (unified: nothing; transparent access:
@@ -100,7 +100,7 @@ def LowerTopologyQueriesPass : Pass<"hal-lower-topology-queries", "mlir::ModuleO
     static topology could not prove) becomes run-time
     `hal.device.query.link<%y, %x> key("unified_memory" | "transparent_access"
     | "export_import")` queries between the members' devices plus the
-    `arith` that forms the same bits as design.md §3: the allocating device
+    `arith` that forms the same bits as docs/design.md §3: the allocating device
     is the first member every other member reaches, and each peer adds the
     bits of its link kind. The `hal.allocator.select` consuming the bits
     stays; the runtime applies the same allocating-device rule. Members that

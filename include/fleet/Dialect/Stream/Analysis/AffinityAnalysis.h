@@ -1,7 +1,8 @@
 //===- AffinityAnalysis.h - where values live and ops execute ---*- C++ -*-===//
 //
-// Whole-program placement of the host program (Fleet issue 7, design.md §3),
-// usable on input-level IR (tensors, flow/hal ops) and on stream IR.
+// Whole-program placement of the host program (Fleet issue 7,
+// docs/design.md §3), usable on input-level IR (tensors, flow/hal ops) and on
+// stream IR.
 //
 // Rules (a documented fixed point: one forward walk per function in SSA
 // order reaches it, because placement only flows from producers to consumers

@@ -1,7 +1,7 @@
 //===- StreamAsm.h - custom<...> directives of the stream ops ---*- C++ -*-===//
 //
 // Parsers and printers for the stream-specific parts of the op syntax in
-// ../shared/docs/ir-reference.md section "stream" (the generic sized/tied
+// docs/ir-reference.md section "stream" (the generic sized/tied
 // type lists live in Util/IR/AsmDirectives.h). Each pair implements one
 // grammar rule, quoted above its declaration.
 //

@@ -1,7 +1,7 @@
 //===- StreamAsyncOps.td - async (value-semantics) ops ------*- tablegen -*-===//
 //
-// ir-reference.md "Async (value-semantics) ops". Every resource type in the
-// syntax is followed by its byte size `{%sz}`; every op but async.load,
+// docs/ir-reference.md "Async (value-semantics) ops". Every resource type in
+// the syntax is followed by its byte size `{%sz}`; every op but async.load,
 // async.store and async.func takes an optional `on(#aff)` first.
 //
 //===----------------------------------------------------------------------===//
@@ -489,7 +489,7 @@ def Stream_AsyncTransferOp : Stream_Op<"async.transfer", [
     `source_affinity`) and `to` (where the result lives, `target_affinity`).
     Both ends may be staging. Without `on`, a staging or external source
     executes on the target and every other case (staging to staging
-    included) on the source (ir-reference.md; design.md §3).
+    included) on the source (docs/ir-reference.md; docs/design.md §3).
 
     ```mlir
     %t = stream.async.transfer on(#hal.device.affinity<@gpu1>) %a : !stream.resource<transient>{%sz} from(#hal.device.affinity<@gpu0>) -> to(#hal.device.affinity<@gpu1>) !stream.resource<transient>{%sz}

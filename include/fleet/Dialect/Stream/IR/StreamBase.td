@@ -2,7 +2,7 @@
 //
 // The stream dialect models device work as values: resources with a
 // lifetime, async ops over them, timepoints ordering them (IREE's Stream
-// model; syntax per ../shared/docs/ir-reference.md).
+// model; syntax per docs/ir-reference.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -118,7 +118,7 @@ def Stream_TestFenceType : Stream_Type<"TestFence", "test.fence"> {
   }];
 }
 
-// Type constraints of ir-reference.md ("Resource classes").
+// Type constraints of docs/ir-reference.md ("Resource classes").
 def Stream_AnyResource : Type<CPred<"::llvm::isa<::fleet::stream::ResourceType>($_self)">,
     "any stream resource">;
 def Stream_StreamResource : Type<And<[

@@ -1,8 +1,9 @@
 //===- StreamCmdOps.td - explicit commands -------------------*- tablegen -*-===//
 //
-// ir-reference.md "Explicit commands": the form after allocation scheduling.
-// Commands read and write byte ranges of captured resources in place and
-// have no results; stream.cmd.execute submits them and yields a timepoint.
+// docs/ir-reference.md "Explicit commands": the form after allocation
+// scheduling. Commands read and write byte ranges of captured resources in
+// place and have no results; stream.cmd.execute submits them and yields a
+// timepoint.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 //===- StreamExecutableOps.td - executables and misc ops ----*- tablegen -*-===//
 //
-// ir-reference.md "Executables and misc": stream.executable with its exports
-// and inner module, the ops used inside dispatch functions, the affinity
-// resolution op and the test-only ops.
+// docs/ir-reference.md "Executables and misc": stream.executable with its
+// exports and inner module, the ops used inside dispatch functions, the
+// affinity resolution op and the test-only ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -141,7 +141,7 @@ def Stream_ContextResolveOp : Stream_PureOp<"context.resolve", [
 }
 
 //===----------------------------------------------------------------------===//
-// Dispatch workgroup queries (not in ir-reference.md; IREE's syntax)
+// Dispatch workgroup queries (not in docs/ir-reference.md; IREE's syntax)
 //===----------------------------------------------------------------------===//
 
 class Stream_DispatchWorkgroupOp<string mnemonic, string what>
@@ -149,8 +149,8 @@ class Stream_DispatchWorkgroupOp<string mnemonic, string what>
   let summary = "Workgroup " # what # " along one dimension";
   let description = [{
     Valid only inside a function of an executable's inner module; the
-    dimension is 0, 1 or 2. Fleet needs this op but ir-reference.md does not
-    list it: the syntax is IREE's.
+    dimension is 0, 1 or 2. Fleet needs this op but docs/ir-reference.md does
+    not list it: the syntax is IREE's.
 
     ```mlir
     %v = stream.}] # mnemonic # [{[0] : index

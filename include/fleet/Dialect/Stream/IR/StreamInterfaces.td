@@ -16,7 +16,8 @@ def Stream_AffinityAttr : AttrInterface<"AffinityAttrInterface"> {
     InterfaceMethod<[{
       True when work with this affinity and `other` may share one execution
       region: equal, or the same device where one queue mask contains the
-      other (design.md §3, canExecuteTogether). A null `other` is compatible.
+      other (docs/design.md §3, canExecuteTogether). A null `other` is
+      compatible.
     }], "bool", "isExecutableWith", (ins "::mlir::Attribute":$other)>,
   ];
 }
@@ -34,7 +35,7 @@ def Stream_AffinityOp : OpInterface<"AffinityOpInterface"> {
     InterfaceMethod<[{
       The affinity the op executes on, or null. For stream.async.transfer this
       is the execution affinity (explicit `on`, else derived from the
-      lifetimes and `from`/`to`, ir-reference.md).
+      lifetimes and `from`/`to`, docs/ir-reference.md).
     }], "::mlir::Attribute", "getAffinityAttr", (ins)>,
     InterfaceMethod<[{
       Sets (or with null, clears) the execution affinity. The attribute must
@@ -88,7 +89,7 @@ def Stream_TimelineAwareOp : OpInterface<"TimelineAwareOpInterface"> {
     with the coarse-fences ABI, `stream.test.timeline_aware`). Scheduling
     exports a producer's timepoint into its waits and imports its signal as
     the timepoint of its results, so no host wait sits before or after it
-    (design.md §4; IREE PR 22381 introduced the interface).
+    (docs/design.md §4; IREE PR 22381 introduced the interface).
   }];
   let methods = [
     InterfaceMethod<"True when this op instance takes part (e.g. a call with the coarse_fences convention and fence operands).",

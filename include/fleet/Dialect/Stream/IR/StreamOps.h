@@ -1,6 +1,6 @@
 //===- StreamOps.h - stream operations --------------------------*- C++ -*-===//
 //
-// The ops of ../shared/docs/ir-reference.md section "stream" and the stream
+// The ops of docs/ir-reference.md section "stream" and the stream
 // op interfaces (AffinityOpInterface, TimelineOpInterface,
 // StreamableOpInterface). Ops also implement util's TiedOpInterface and
 // SizeAwareOpInterface where results reuse operand storage or values carry

@@ -1,6 +1,6 @@
 //===- StreamOps.td - stream operations ---------------------*- tablegen -*-===//
 //
-// Every op of ../shared/docs/ir-reference.md section "stream", with its
+// Every op of docs/ir-reference.md section "stream", with its
 // syntax (which matches IREE's stream dialect text), split by group:
 //   StreamTensorOps.td      tensor boundary and tensor-phase ops
 //   StreamAsyncOps.td       async (value-semantics) ops, execute regions, yield

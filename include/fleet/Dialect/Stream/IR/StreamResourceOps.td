@@ -1,6 +1,6 @@
 //===- StreamResourceOps.td - timepoints and resources ------*- tablegen -*-===//
 //
-// ir-reference.md "Timepoints" and "Resources": the device-timeline tokens
+// docs/ir-reference.md "Timepoints" and "Resources": the device-timeline tokens
 // (`!stream.timepoint`) and the explicit storage ops used after allocation
 // scheduling and on the host side.
 //

@@ -1,7 +1,7 @@
 //===- StreamTensorOps.td - tensor boundary and tensor phase -*- tablegen -*-===//
 //
-// ir-reference.md "Tensor boundary" and "Tensor-phase ops". A tensor value is
-// written `enc{%d...} in T{%sz}`: `enc` (a TypeAttr holding a ranked tensor
+// docs/ir-reference.md "Tensor boundary" and "Tensor-phase ops". A tensor value
+// is written `enc{%d...} in T{%sz}`: `enc` (a TypeAttr holding a ranked tensor
 // type) gives the logical shape and encoding, its `{...}` lists the `?` dims,
 // and `T{%sz}` is the backing resource with its byte size.
 //

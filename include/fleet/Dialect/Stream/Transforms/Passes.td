@@ -39,7 +39,7 @@ def ElideAsyncCopiesPass : Pass<"stream-elide-async-copies", "mlir::ModuleOp"> {
     A transfer from S to T that does not change the lifetime is removed when
     S and T are the same device (backend and ordinal), when the link T -> S
     has `unified_memory`, or when it has `transparent_access`: the consumer
-    T can then load/store the producer's memory directly (design.md §3: a
+    T can then load/store the producer's memory directly (docs/design.md §3: a
     link (@x -> @y) says x reaches memory allocated on y, so the direction
     checked is consumer -> producer). Lifetime-changing transfers stay.
   }];
@@ -55,7 +55,7 @@ def PlaceTransferExecutionsPass
     external sources) cannot execute with P, sets `on(P)`. When the result is
     pinned to several affinities, the transfer is split into one per pin,
     each placed on its pin and feeding that pin's consumers (Fleet extension,
-    design.md §3). Placement is never an error.
+    docs/design.md §3). Placement is never an error.
   }];
 }
 

@@ -19,7 +19,7 @@ mlir::Value getResourceSize(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::Value joinTimepoints(mlir::OpBuilder &builder, mlir::Location loc,
                            mlir::ValueRange timepoints);
 
-/// design.md §3 canExecuteTogether: equal, either null, or compatible per
+/// docs/design.md §3 canExecuteTogether: equal, either null, or compatible per
 /// AffinityAttrInterface (same device, one queue mask containing the other).
 bool canExecuteTogether(mlir::Attribute a, mlir::Attribute b);
 

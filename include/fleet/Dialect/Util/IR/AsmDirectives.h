@@ -2,7 +2,7 @@
 //
 // Parsers and printers for the `custom<Name>(...)` directives used in the
 // assembly formats of the util, flow, stream and hal ops. Each pair
-// implements one grammar rule of ../shared/docs/ir-reference.md ("General
+// implements one grammar rule of docs/ir-reference.md ("General
 // syntax rules"); the rule is quoted above each declaration.
 //
 // All functions are stateless and thread-compatible. Parsers report errors
@@ -81,7 +81,7 @@ void printSizedType(OpAsmPrinter &p, Operation *op, Type type,
                     ValueRange dims);
 
 /// `T{%size}` for a size-aware type with exactly one byte size
-/// (ir-reference.md, "Sizes in braces"): the braces are always printed and
+/// (docs/ir-reference.md, "Sizes in braces"): the braces are always printed and
 /// required on parse, with no space before `{`.
 ParseResult parseSizeAwareType(OpAsmParser &parser, Type &type,
                                UnresolvedOperand &size);
@@ -109,7 +109,7 @@ mlir::LogicalResult verifyValueCount(Operation *op, llvm::StringRef what,
                                      size_t expected, size_t actual);
 
 //===----------------------------------------------------------------------===//
-// Sized type lists (ir-reference.md, "Sizes in braces" and "Tied results")
+// Sized type lists (docs/ir-reference.md, "Sizes in braces" and "Tied results")
 //
 // A "sized" type is followed by the values that give its dynamic extent: a
 // size-aware type (SizeAwareTypeInterface) by its byte size `{%size}`, a
@@ -196,7 +196,7 @@ void printShapedTiedResult(OpAsmPrinter &p, Operation *op, Type type,
                            mlir::Value size);
 
 //===----------------------------------------------------------------------===//
-// Enum spelling (ir-reference.md, "Enum spelling inside op syntax")
+// Enum spelling (docs/ir-reference.md, "Enum spelling inside op syntax")
 //===----------------------------------------------------------------------===//
 
 namespace detail {

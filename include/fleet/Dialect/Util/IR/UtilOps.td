@@ -1,6 +1,6 @@
 //===- UtilOps.td - util operations -------------------------*- tablegen -*-===//
 //
-// Syntax follows ../shared/docs/ir-reference.md (section "util"), which
+// Syntax follows docs/ir-reference.md (section "util"), which
 // matches IREE's util dialect text.
 //
 //===----------------------------------------------------------------------===//

@@ -22,7 +22,7 @@ std::optional<unsigned> getTiedResultOperandIndex(mlir::Operation *op,
 namespace fleet::util {
 /// True when a value of type `a` may be stored in a global of type `b`:
 /// equal types, or shaped types with equal element types and compatible
-/// shapes (ir-reference.md, util.global).
+/// shapes (docs/ir-reference.md, util.global).
 bool isGlobalTypeCompatible(mlir::Type a, mlir::Type b);
 } // namespace fleet::util
 

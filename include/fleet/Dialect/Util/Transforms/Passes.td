@@ -14,7 +14,7 @@ def AttributeCallGraphPass : Pass<"util-attribute-call-graph", "mlir::ModuleOp">
     unit attribute `nosideeffects` are copied onto the call, unless the call
     already has an attribute of that name (it is never overwritten). Runs in
     the input phase right after ABI wrapping, so local passes see the
-    convention of a callee at each call site (design.md §4, seed 004).
+    convention of a callee at each call site (docs/design.md §4, seed 004).
 
     ```mlir
     util.func private @f(...) attributes {hal.abi.convention = #hal.abi.convention<coarse_fences>}

@@ -1,8 +1,8 @@
 //===- Allocator.h - device memory allocation --------------------*- C++ -*-===//
 //
 // Each device owns one allocator (`hal.device.allocator`). It refuses memory
-// the device cannot provide (design.md §5) instead of handing out something
-// else:
+// the device cannot provide (docs/design.md §5) instead of handing out
+// something else:
 //   * unknown memory-type or usage bits;
 //   * a Mapping usage bit (MappingScoped/MappingPersistent) without
 //     HostVisible memory (such a buffer could never be mapped);

@@ -1,8 +1,8 @@
 //===- Buffer.h - device buffers and buffer views ----------------*- C++ -*-===//
 //
 // A Buffer is a byte range of device memory with a memory type and the usage
-// it was allocated for (Types.h; values of ir-reference.md). The runtime
-// enforces both (design.md §3, §5):
+// it was allocated for (Types.h; values of docs/ir-reference.md). The runtime
+// enforces both (docs/design.md §3, §5):
 //   * map() needs HostVisible memory and a Mapping usage bit (MappingScoped or
 //     MappingPersistent);
 //   * queue ops and commands check TransferSource/TransferTarget/

@@ -39,7 +39,7 @@
 namespace fleet::runtime::hal {
 
 /// `hal.command_buffer.create mode(...)`: None=0, OneShot=1,
-/// AllowInlineExecution=0x10 (ir-reference.md).
+/// AllowInlineExecution=0x10 (docs/ir-reference.md).
 enum class CommandBufferMode : uint32_t {
   None = 0,
   OneShot = 1,

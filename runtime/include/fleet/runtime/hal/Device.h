@@ -1,7 +1,7 @@
 //===- Device.h - devices and their queue operations -------------*- C++ -*-===//
 //
-// A Device executes queue operations on its queues (design.md §4, §5). Every
-// queue op waits on a fence and signals a fence:
+// A Device executes queue operations on its queues (docs/design.md §4, §5).
+// Every queue op waits on a fence and signals a fence:
 //   queueAlloca  (`hal.device.queue.alloca`)    queueDealloca (`...dealloca`)
 //   queueExecute (`...execute`, command buffers) queueCopy    (`...copy`)
 //   queueFill    (`...fill`)                   queueUpdate  (`...update`)
@@ -57,7 +57,7 @@ struct DeviceCapabilities {
   /// Target backend served ("local" for both local drivers).
   std::string backend;
   /// Device-local memory is not host-visible and peers cannot touch it
-  /// (design.md §3): sharing needs export + import.
+  /// (docs/design.md §3): sharing needs export + import.
   bool discrete = false;
   /// Device memory is ordinary memory of this process, so any local peer can
   /// import it without a copy.

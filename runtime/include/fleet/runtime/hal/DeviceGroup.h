@@ -6,12 +6,13 @@
 //     reach memory allocated on device y? Keys: unified_memory,
 //     transparent_access, export_import; the answer is (ok, value);
 //   * `hal.allocator.select`: the allocating device for memory shared by
-//     several devices (the rule of design.md §3);
+//     several devices (the rule of docs/design.md §3);
 //   * buffer access from queue ops: direct, by import on first use, or an
 //     error naming the op and both devices.
 //
-// Answers for local devices (design.md §3), the same links MaterializeTopology
-// writes at compile time, so compile time and run time agree:
+// Answers for local devices (docs/design.md §3), the same links
+// MaterializeTopology writes at compile time, so compile time and run time
+// agree:
 //   x == y:                               unified_memory
 //   two plain local devices (both ways):  unified_memory
 //   a discrete local device and any other local device (both ways):
@@ -83,7 +84,7 @@ public:
 
   /// `hal.allocator.select`: the first candidate, in list order, whose
   /// allocator can provide `type`/`usage` and that every other candidate
-  /// reaches (design.md §3). Candidates naming the same device count once.
+  /// reaches (docs/design.md §3). Candidates naming the same device count once.
   StatusOr<DeviceCandidate> select(Span<const DeviceCandidate> candidates,
                                    MemoryType type, BufferUsage usage) const;
 

@@ -1,6 +1,6 @@
 //===- Driver.h - creating devices from URIs ---------------------*- C++ -*-===//
 //
-// Devices are named by URIs (design.md §5): a driver name and optional
+// Devices are named by URIs (docs/design.md §5): a driver name and optional
 // parameters, the same for both local drivers, combined with `&`:
 //   local-sync                       work runs on the submitting thread (or the
 //                                    thread that reaches its wait fence)

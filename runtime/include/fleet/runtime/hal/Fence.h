@@ -1,9 +1,9 @@
 //===- Fence.h - sets of timeline points -------------------------*- C++ -*-===//
 //
-// A fence is a set of (semaphore, value) pairs (design.md §4). It is reached
-// when every semaphore reaches its value, and failed as soon as one of them
-// fails. Queue ops wait on one fence and signal another; `hal.fence.*` ops of
-// the host program map to the methods below.
+// A fence is a set of (semaphore, value) pairs (docs/design.md §4). It is
+// reached when every semaphore reaches its value, and failed as soon as one of
+// them fails. Queue ops wait on one fence and signal another; `hal.fence.*` ops
+// of the host program map to the methods below.
 //
 // Ownership: Fence::create* / join / Device::createFence return the first
 // reference; a fence retains its semaphores. Queue ops retain the fences they

@@ -2,7 +2,7 @@
 //
 // A timeline semaphore holds a uint64 payload that only grows. Each device
 // queue is a timeline; a queue op waits until semaphores reach given values
-// and signals semaphores to new values when it is done (design.md §4).
+// and signals semaphores to new values when it is done (docs/design.md §4).
 // A semaphore can instead *fail*: it then carries the failure Status for good,
 // every current and future waiter receives that Status, and every queue op
 // that waits on it fails the semaphores it would have signalled, so the

@@ -28,8 +28,8 @@ namespace fleet::runtime::hal {
   constexpr Type &operator|=(Type &a, Type b) { return a = a | b; }            \
   constexpr Type &operator&=(Type &a, Type b) { return a = a & b; }
 
-/// `hal.memory_type` (ir-reference.md). HostLocal and DeviceLocal include the
-/// visibility bits they imply.
+/// `hal.memory_type` (docs/ir-reference.md). HostLocal and DeviceLocal include
+/// the visibility bits they imply.
 enum class MemoryType : uint32_t {
   None = 0x0,
   Optimal = 0x1,
@@ -42,7 +42,7 @@ enum class MemoryType : uint32_t {
 };
 FLEET_HAL_BITMASK_OPERATORS(MemoryType)
 
-/// `hal.buffer_usage` (ir-reference.md).
+/// `hal.buffer_usage` (docs/ir-reference.md).
 enum class BufferUsage : uint32_t {
   None = 0,
   TransferSource = 0x1,
@@ -71,7 +71,7 @@ FLEET_HAL_BITMASK_OPERATORS(BufferUsage)
 
 #undef FLEET_HAL_BITMASK_OPERATORS
 
-/// Every bit ir-reference.md defines; others are rejected by allocators.
+/// Every bit docs/ir-reference.md defines; others are rejected by allocators.
 constexpr MemoryType kAllMemoryTypeBits = MemoryType(0x7F);
 constexpr BufferUsage kAllBufferUsageBits = BufferUsage(0x1F0F3F03);
 /// "Can be mapped" means scoped or persistent mapping (IREE's rule).
@@ -98,7 +98,7 @@ bool parseBufferUsage(std::string_view text, BufferUsage &out);
 using QueueAffinity = uint64_t;
 constexpr QueueAffinity kQueueAffinityAny = ~QueueAffinity(0);
 
-/// `hal.element_type`: `(kind << 24) | bits` (ir-reference.md).
+/// `hal.element_type`: `(kind << 24) | bits` (docs/ir-reference.md).
 using ElementType = uint32_t;
 namespace element_type {
 constexpr uint32_t kKindSignlessInt = 0x10, kKindSignedInt = 0x11,
@@ -128,7 +128,7 @@ constexpr uint64_t byteSize(ElementType type) {
 /// or "element_type(0x...)" for codes without a name.
 std::string elementTypeName(ElementType type);
 
-/// `hal.encoding_type<dense_row_major>` is 1 (ir-reference.md).
+/// `hal.encoding_type<dense_row_major>` is 1 (docs/ir-reference.md).
 using EncodingType = uint32_t;
 constexpr EncodingType kEncodingDenseRowMajor = 1;
 

@@ -10,7 +10,7 @@
 //      its location, here and never in the middle of a run;
 //   2. resolves external declarations (`util.func private @module_a.abs`)
 //      against the exports of modules loaded earlier (issue 10 part 6);
-//   3. binds device globals (design.md §5: `#hal.device.target<"local",
+//   3. binds device globals (docs/design.md §5: `#hal.device.target<"local",
 //      {ordinal = N}>` is the N-th device whose driver serves "local");
 //   4. loads each `hal.executable`'s kernel object with the ORC loader, once
 //      per executable and executable format (devices of one format share
@@ -54,7 +54,7 @@ class Module;
 class ModuleLoader;
 struct FunctionCode;
 
-/// `hal.abi.convention` of an export (design.md §4).
+/// `hal.abi.convention` of an export (docs/design.md §4).
 enum class Convention : uint8_t {
   Synchronous,
   /// The last two arguments are a wait and a signal fence.
@@ -156,7 +156,7 @@ private:
 
 class Context {
 public:
-  /// `devices` in `--device` order (design.md §5 binding); may be empty.
+  /// `devices` in `--device` order (docs/design.md §5 binding); may be empty.
   /// Forms their DeviceGroup (the runtime topology) when there are any.
   static hal::StatusOr<std::unique_ptr<Context>>
   create(std::vector<hal::Ref<hal::Device>> devices);

@@ -82,7 +82,7 @@ hal::Status writeNpyFile(const std::string &path, const HostTensor &tensor,
 
 /// A buffer view on `device` holding `tensor`: host-local memory the devices
 /// can use, with SharingExport so any device of the group may import it
-/// (design.md §3).
+/// (docs/design.md §3).
 hal::StatusOr<hal::Ref<hal::BufferView>> uploadTensor(hal::Device &device,
                                                       const HostTensor &tensor);
 /// The view's contents: mapped when possible, else staged with a queue copy
