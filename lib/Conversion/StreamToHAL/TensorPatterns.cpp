@@ -1,6 +1,6 @@
 //===- TensorPatterns.cpp - tensors at the ABI boundary -------------------===//
 //
-// Exported functions take and return `!hal.buffer_view`s (pipeline.md §1).
+// Exported functions take and return `!hal.buffer_view`s (docs/pipeline.md §1).
 // An imported view gives its buffer after a run-time check that its shape,
 // element type and encoding are what the program was compiled for; an
 // exported resource is wrapped in a new view of its bytes.

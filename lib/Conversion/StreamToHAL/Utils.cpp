@@ -19,7 +19,7 @@ Attribute fleet::stream_to_hal::lookupAffinity(Operation *op, Attribute own,
   }
   if (Attribute affinity = state.module->getAttr("stream.affinity.default"))
     return affinity;
-  // A single-device program needs no placement (pipeline.md §1).
+  // A single-device program needs no placement (docs/pipeline.md §1).
   if (state.devices.getDevices().size() == 1) {
     MLIRContext *context = op->getContext();
     return hal::DeviceAffinityAttr::get(
