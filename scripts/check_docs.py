@@ -112,7 +112,7 @@ def read_text(root, rel):
 
 
 def normalize(text):
-    text = text.replace("`", "").replace("*", "").strip().lower()
+    text = text.replace("`", "").replace("**", "").strip().lower()
     return re.sub(r"\s+", " ", text).rstrip(" .:")
 
 
