@@ -45,7 +45,7 @@ IGNORE_MARKER = "check-docs: ignore-file"
 MD_REF = re.compile(r"(?<![\w/.#-])((?:\.\.?/)*(?:[\w.-]+/)*[\w.-]+\.md)\b")
 # What may follow a citation: sections, quoted names, pitfalls.
 SECTION_LIST = re.compile(
-    r"\s*(?:,\s*)?§\s?(\d+(?:\.\d+)*)((?:\s*(?:,|–|-|and|to)\s*§\s?\d+(?:\.\d+)*)*)")
+    r"(?:\)|\])?\s*(?:,\s*)?§\s?(\d+(?:\.\d+)*)((?:\s*(?:,|–|-|and|to)\s*§\s?\d+(?:\.\d+)*)*)")
 SECTION_NUM = re.compile(r"§\s?(\d+(?:\.\d+)*)")
 QUOTED_LIST = re.compile(
     r"\s*(?:,|\()?\s*(?:sections?\s+)?\(?(\"[^\"\n]{1,60}\"(?:\s*(?:and|/|,)\s*\"[^\"\n]{1,60}\")*)")
@@ -53,6 +53,8 @@ QUOTED = re.compile(r"\"([^\"\n]+)\"")
 PITFALL = re.compile(r"\s*(?:,\s*)?(?:pitfalls?|#)\s?(\d+)")
 MD_LINK = re.compile(r"\]\(([^)\s]+?\.md)(#[^)\s]*)?\)")
 BARE_SECTION = re.compile(r"(?<![\w.])§\s?(\d+(?:\.\d+)*)")
+# "§3 of [design.md](design.md)", "§3 of docs/design.md".
+SECTION_OF = re.compile(r"\s+(?:of|in)\s+(?:\[[^\]\n]*\]\()?((?:[\w.-]+/)*[\w.-]+\.md)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 NUMBERED_HEADING = re.compile(r"^(\d+(?:\.\d+)*)\.?(?:\s|$)")
 BOLD_LABEL = re.compile(r"\*\*([^*\n]+?)\*\*")
@@ -68,7 +70,9 @@ class Problems:
         self.items = []
 
     def add(self, where, message):
-        self.items.append(f"{where}: {message}")
+        item = f"{where}: {message}"
+        if item not in self.items:
+            self.items.append(item)
 
 
 def list_files(root):
@@ -292,6 +296,16 @@ class Checker:
             if any(a <= m.start() < b for a, b in cited_spans):
                 continue
             self.section_refs += 1
+            of = SECTION_OF.match(joined, m.end())
+            if of:
+                target = self.resolve(rel, of.group(1))
+                doc = self.doc(target) if target else None
+                if doc is not None and m.group(1) not in doc.sections:
+                    self.problems.add(f"{rel}:{line_at(m.start())}",
+                                      f"cites §{m.group(1)} of {of.group(1)}; "
+                                      f"{target} has no heading numbered "
+                                      f"{m.group(1)}")
+                continue
             if own is not None and m.group(1) not in own.sections:
                 self.problems.add(f"{rel}:{line_at(m.start())}",
                                   f"cites §{m.group(1)} of itself; it has no "
