@@ -24,6 +24,7 @@
    (for pipelines: the flag or fleet-compile). A row for a flag Fleet does
    not register is an error, and so is any backquoted repository path in
    docs/contributing.md that does not exist.
+3. Index. docs/README.md links every other .md file of docs/.
 
 Files containing the text `check-docs: ignore-file` are not scanned. Prints
 one line per problem and a summary; exit code 1 when there is a problem.
@@ -337,6 +338,23 @@ class Checker:
                 passes.append((flag, "pass", src))
         return passes
 
+    def check_index(self, files):
+        """docs/README.md links every other doc of docs/."""
+        index = "docs/README.md"
+        docs = [f for f in files if f.startswith("docs/") and f.endswith(".md")
+                and f.count("/") == 1 and f != index]
+        if not docs:
+            return
+        text = read_text(self.root, index)
+        if text is None:
+            self.problems.add(index, "missing (it indexes the docs)")
+            return
+        linked = {m.group(1) for m in MD_LINK.finditer(text)}
+        for doc in docs:
+            name = doc.split("/", 1)[1]
+            if name not in linked and doc not in linked:
+                self.problems.add(index, f"does not link {name}")
+
     def check_contributing(self, files):
         rel = "docs/contributing.md"
         text = read_text(self.root, rel)
@@ -422,6 +440,7 @@ def main():
     checker = Checker(root)
     files = list_files(checker.root)
     checker.check_citations(files)
+    checker.check_index(files)
     pass_count = checker.check_contributing(files)
     for item in checker.problems.items:
         print(f"check_docs: error: {item}")
