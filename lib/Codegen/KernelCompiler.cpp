@@ -271,11 +271,15 @@ compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
       return diagnostics.error("export '" + entry.symbol +
                                "': no function '" + entry.function +
                                "' in the kernel module");
+    if (failed(detail::storeBooleansAsBytes(func)))
+      return diagnostics.error("export '" + entry.symbol +
+                               "': unsupported boolean binding");
     FailureOr<detail::DispatchSignature> signature =
         detail::prepareDispatchFunction(func, entry.symbol);
     if (failed(signature))
       return diagnostics.error("export '" + entry.symbol +
                                "': unsupported dispatch function");
+    detail::makeIntegerDivisionTotal(func);
     if (failed(detail::tileAndVectorize(func, targetInfo, options.dumpStream)))
       return diagnostics.error("export '" + entry.symbol +
                                "': tiling and vectorization failed");

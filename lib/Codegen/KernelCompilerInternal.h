@@ -40,6 +40,17 @@ struct TargetInfo {
 mlir::FailureOr<DispatchSignature>
 prepareDispatchFunction(mlir::func::FuncOp func, llvm::StringRef symbol);
 
+/// Views every i1 binding of `func` as bytes (one per element, 0 or 1, the
+/// host's layout) and converts at its tensor reads and writes
+/// (docs/kernels.md "Booleans in buffers"; BooleanBindings.cpp). Runs
+/// before prepareDispatchFunction; fails on a use it cannot convert.
+mlir::LogicalResult storeBooleansAsBytes(mlir::func::FuncOp func);
+
+/// Makes every integer division and remainder in `func` total (never a
+/// trap): x / 0 = 0, x % 0 = 0, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0
+/// (docs/kernels.md "Integer division"; TotalIntegerDivision.cpp).
+void makeIntegerDivisionTotal(mlir::func::FuncOp func);
+
 /// Tiles the workgroup's tile for caches/registers and vectorizes it, per
 /// the function's `fleet.codegen` config (selected here when absent).
 /// `dumpStream` (optional) receives the IR after tiling.

@@ -201,11 +201,15 @@ hal::StatusOr<host::Value> parseScalar(const std::string &text,
                            "' is a tensor, but the argument is a scalar ",
                            host::typeName(type));
   hal::ElementType et = tensor->elementType;
-  bool isFloat = host::isFloatType(type);
-  bool tensorFloat = hal::element_type::kind(et) ==
-                     hal::element_type::kKindIeeeFloat;
+  bool isFloat = host::isFloatType(type) || host::isHalfFloatType(type);
+  bool tensorFloat =
+      hal::element_type::kind(et) == hal::element_type::kKindIeeeFloat ||
+      hal::element_type::kind(et) == hal::element_type::kKindBFloat;
   unsigned bits = type == host::ValueType::I1 ? 8 : host::bitWidth(type);
-  if (isFloat != tensorFloat || hal::element_type::bitCount(et) != bits)
+  bool bfloatMismatch = (type == host::ValueType::BF16) !=
+                        (et == hal::element_type::kBF16);
+  if (isFloat != tensorFloat || hal::element_type::bitCount(et) != bits ||
+      bfloatMismatch)
     return hal::makeStatus(hal::StatusCode::InvalidArgument, "'", text,
                            "' is ", tensor->typeString(),
                            ", but the argument is ", host::typeName(type));
@@ -253,6 +257,13 @@ buildArguments(host::Context &context, const host::Function &function) {
       auto tensor = tooling::parseTensor(inputs[i]);
       if (!tensor.ok())
         return bad(tensor.status().message());
+      // numpy has no bfloat16: a bf16 argument also takes a '<u2' .npy
+      // (raw bits; '|V2' already reads as bf16).
+      if (signature.argumentTensors[i].elementType == hal::element_type::kBF16 &&
+          tensor->elementType == hal::element_type::make(
+                                     hal::element_type::kKindUnsignedInt, 16) &&
+          !inputs[i].empty() && inputs[i][0] == '@')
+        tensor->elementType = hal::element_type::kBF16;
       if (auto problem = mismatch(*tensor, signature.argumentTensors[i]))
         return bad(*problem);
       if (context.devices().empty())
@@ -281,6 +292,54 @@ hal::Timeout hostWait() {
                            : hal::Timeout::infinite();
 }
 
+/// The element type a scalar of `type` prints and saves as.
+hal::ElementType scalarElementType(host::ValueType type) {
+  namespace et = hal::element_type;
+  switch (type) {
+  case host::ValueType::F32:
+    return et::kF32;
+  case host::ValueType::F64:
+    return et::kF64;
+  case host::ValueType::F16:
+    return et::kF16;
+  case host::ValueType::BF16:
+    return et::kBF16;
+  case host::ValueType::I1:
+    return et::kI1;
+  default:
+    return et::make(et::kKindSignlessInt, host::bitWidth(type));
+  }
+}
+
+/// Fails, before anything runs, when an --output file cannot hold result
+/// `i` (a reference other than a buffer view, or a type without a numpy
+/// dtype).
+std::optional<std::string> checkOutputTargets(const host::Function &function) {
+  const host::FunctionSignature &signature = function.signature();
+  for (size_t i = 0; i < outputs.size() && i < signature.results.size(); ++i) {
+    const std::string &target = outputs[i];
+    if (target.empty() || (target[0] != '@' && target[0] != '+'))
+      continue;
+    host::ValueType type = signature.results[i];
+    hal::ElementType element = 0;
+    if (type == host::ValueType::BufferView) {
+      if (!signature.resultTensors[i].known)
+        continue; // Checked when the result is written.
+      element = signature.resultTensors[i].elementType;
+    } else if (host::isReferenceType(type) || type == host::ValueType::Pointer) {
+      return "--output '" + target + "': result " + std::to_string(i) +
+             " is " + host::typeName(type) + ", which has no contents";
+    } else {
+      element = scalarElementType(type);
+    }
+    if (!tooling::hasNpyDtype(element))
+      return "--output '" + target + "': result " + std::to_string(i) +
+             " has element type " + hal::elementTypeName(element) +
+             ", which has no .npy dtype (print it with --output=-)";
+  }
+  return std::nullopt;
+}
+
 hal::StatusOr<tooling::HostTensor> resultTensor(const host::Value &value) {
   if (hal::BufferView *view = value.asBufferView())
     return tooling::downloadTensor(*view, hostWait());
@@ -289,22 +348,8 @@ hal::StatusOr<tooling::HostTensor> resultTensor(const host::Value &value) {
                            host::typeName(value.type()),
                            " result has no contents");
   tooling::HostTensor tensor;
-  unsigned bits = host::bitWidth(value.type());
-  switch (value.type()) {
-  case host::ValueType::F32:
-    tensor.elementType = hal::element_type::kF32;
-    break;
-  case host::ValueType::F64:
-    tensor.elementType = hal::element_type::kF64;
-    break;
-  case host::ValueType::I1:
-    tensor.elementType = hal::element_type::kI1;
-    bits = 8;
-    break;
-  default:
-    tensor.elementType = hal::element_type::make(
-        hal::element_type::kKindSignlessInt, bits);
-  }
+  tensor.elementType = scalarElementType(value.type());
+  unsigned bits = hal::element_type::bitCount(tensor.elementType);
   uint64_t raw = value.bits();
   tensor.bytes.resize(bits / 8);
   std::memcpy(tensor.bytes.data(), &raw, tensor.bytes.size());
@@ -432,6 +477,8 @@ int run() {
   auto arguments = buildArguments(**context, *function);
   if (!arguments.ok())
     return fail(arguments.status().message());
+  if (auto problem = checkOutputTargets(*function))
+    return fail(*problem);
 
   // Coarse-fences exports (docs/design.md §4) get a signalled wait fence and a
   // fresh signal fence that fleet-run waits on before reading results.

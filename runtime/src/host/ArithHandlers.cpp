@@ -4,14 +4,17 @@
 // integer records are [a, b, result] with imm = the width's mask and
 // imm2 = the sign-extension shift (64 - width); casts are [a, result] with
 // imm = the result's mask and imm2 = the operand's shift. Floats are f32 or
-// f64 bit patterns. Where MLIR leaves a result undefined (division by zero,
-// signed overflow of a 64-bit division) the op fails with a message instead
-// of trapping the process; oversized shifts give 0 (or the sign), and
-// out-of-range float-to-integer conversions saturate.
+// f64 bit patterns. Where MLIR leaves a result undefined the executor
+// follows the rule kernels follow (docs/kernels.md "Integer division"):
+// x / 0 = 0, x % 0 = 0, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0 (never a
+// trap); oversized shifts give 0 (or the sign), and out-of-range
+// float-to-integer conversions saturate.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Program.h"
+
+#include "fleet/runtime/hal/HalfFloat.h"
 
 #include <cmath>
 #include <cstring>
@@ -79,29 +82,25 @@ FLEET_INT_BINARY(shrSI, b >= uint64_t(64 - shift) ? (SA < 0 ? -1 : 0)
                                                   : SA >> b)
 #undef FLEET_INT_BINARY
 
-const Instr *divideByZero(Frame &frame, const Instr *instr) {
-  return failOp(frame, instr,
-                makeStatus(StatusCode::InvalidArgument, "integer division by "
-                                                        "zero"));
-}
-
 /// Signed division whose quotient does not fit (INT_MIN / -1 at 64 bits;
-/// narrower widths are computed in 64 bits and wrap like LLVM's).
+/// narrower widths are computed in 64 bits and wrap like two's complement).
 bool overflows(int64_t a, int64_t b) {
   return a == std::numeric_limits<int64_t>::min() && b == -1;
 }
 
+// Division by zero gives 0; INT_MIN / -1 divides by 1 instead (a / 1 = a,
+// a % 1 = 0), the result two's-complement wrapping gives.
 #define FLEET_INT_DIVISION(NAME, SIGNED, EXPR)                                 \
   const Instr *NAME(Frame &frame, const Instr *instr) {                        \
     const uint32_t *s = instr->slots;                                          \
     uint64_t a = frame.scalars[s[0]], b = frame.scalars[s[1]];                 \
     int64_t shift = instr->imm2;                                               \
-    if (b == 0)                                                                \
-      return divideByZero(frame, instr);                                       \
+    if (b == 0) {                                                              \
+      frame.scalars[s[2]] = 0;                                                 \
+      return instr + 1;                                                        \
+    }                                                                          \
     if (SIGNED && overflows(SA, SB))                                           \
-      return failOp(frame, instr,                                              \
-                    makeStatus(StatusCode::OutOfRange,                         \
-                               "signed division overflows"));                  \
+      b = 1;                                                                   \
     frame.scalars[s[2]] = uint64_t(EXPR) & uint64_t(instr->imm);               \
     return instr + 1;                                                          \
   }
@@ -275,6 +274,26 @@ const Instr *floatToFloat(Frame &frame, const Instr *instr) {
   return instr + 1;
 }
 
+/// f16/bf16 <-> f32/f64 (extf, truncf): the only arithmetic the executor
+/// does on half floats (Value.h).
+template <bool BFloat, typename To>
+const Instr *halfToWide(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  uint16_t half = uint16_t(frame.scalars[s[0]]);
+  float value = BFloat ? hal::bfloatToFloat(half) : hal::halfToFloat(half);
+  frame.scalars[s[1]] = storeFloat<To>(To(value));
+  return instr + 1;
+}
+
+template <bool BFloat, typename From>
+const Instr *wideToHalf(Frame &frame, const Instr *instr) {
+  const uint32_t *s = instr->slots;
+  float value = float(loadFloat<From>(frame.scalars[s[0]]));
+  frame.scalars[s[1]] =
+      BFloat ? hal::floatToBFloat(value) : hal::floatToHalf(value);
+  return instr + 1;
+}
+
 template <typename T> Handler floatHandler(const std::string &name) {
   static const std::map<std::string, Handler> table = {
       {"arith.addf", &floatBinary<T, addF<T>>},
@@ -349,6 +368,19 @@ Handler lookupCastHandler(const std::string &opName, ValueType from,
     return from64 ? &floatToInt<double, true> : &floatToInt<float, true>;
   if (opName == "arith.fptoui" && fromFloat && !toFloat)
     return from64 ? &floatToInt<double, false> : &floatToInt<float, false>;
+  if (isHalfFloatType(from) && toFloat && opName == "arith.extf") {
+    bool bf = from == ValueType::BF16;
+    return to64 ? (bf ? &halfToWide<true, double> : &halfToWide<false, double>)
+                : (bf ? &halfToWide<true, float> : &halfToWide<false, float>);
+  }
+  if (fromFloat && isHalfFloatType(to) && opName == "arith.truncf") {
+    bool bf = to == ValueType::BF16;
+    return from64
+               ? (bf ? &wideToHalf<true, double> : &wideToHalf<false, double>)
+               : (bf ? &wideToHalf<true, float> : &wideToHalf<false, float>);
+  }
+  if (isHalfFloatType(from) || isHalfFloatType(to))
+    return nullptr;
   if (opName == "arith.extf" && !from64 && to64)
     return &floatToFloat<float, double>;
   if (opName == "arith.truncf" && from64 && !to64)

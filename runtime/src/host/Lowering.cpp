@@ -46,6 +46,10 @@ std::optional<ValueType> classifyType(Type type) {
     return ValueType::F32;
   if (type.isF64())
     return ValueType::F64;
+  if (type.isF16())
+    return ValueType::F16;
+  if (type.isBF16())
+    return ValueType::BF16;
   if (isa<utilir::PtrType>(type))
     return ValueType::Pointer;
   if (isa<utilir::BufferType>(type))
@@ -100,6 +104,8 @@ std::optional<uint64_t> constantBits(Attribute attr, ValueType type) {
       return Value::f32(floating.getValue().convertToFloat()).bits();
     if (type == ValueType::F64)
       return Value::f64(floating.getValue().convertToDouble()).bits();
+    if (isHalfFloatType(type))
+      return floating.getValue().bitcastToAPInt().getZExtValue();
   }
   return std::nullopt;
 }
@@ -706,6 +712,17 @@ bool FunctionLowering::lowerArith(Operation *op) {
       return true;
     }
   }
+  if (isHalfFloatType(resultType) ||
+      llvm::any_of(op->getOperands(), [&](mlir::Value operand) {
+        return isHalfFloatType(typeOf(operand));
+      }))
+    return error(op, "'" + name + "' computes with " +
+                         typeName(isHalfFloatType(resultType)
+                                      ? resultType
+                                      : typeOf(op->getOperand(0))) +
+                         "; the host-program executor holds f16/bf16 "
+                         "values but computes only with f32/f64 (extend "
+                         "with arith.extf, or compute in a dispatch)");
   unsigned floatWidth = isFloatType(resultType) ? bitWidth(resultType) : 0;
   if (Handler handler = lookupArithHandler(name, floatWidth)) {
     if (isReferenceType(resultType) || resultType == ValueType::Pointer)

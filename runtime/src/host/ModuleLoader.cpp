@@ -165,6 +165,8 @@ void ModuleLoader::collectGlobal(utilir::GlobalOp global, size_t &scalarIndex,
     bits = Value::f32(floating.getValue().convertToFloat()).bits();
   } else if (floating && *type == ValueType::F64) {
     bits = Value::f64(floating.getValue().convertToDouble()).bits();
+  } else if (floating && isHalfFloatType(*type)) {
+    bits = floating.getValue().bitcastToAPInt().getZExtValue();
   } else {
     return error(global, "global @" + global.getSymName() +
                              ": unsupported initial value");

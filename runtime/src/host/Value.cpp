@@ -2,6 +2,8 @@
 
 #include "fleet/runtime/host/Context.h"
 
+#include "fleet/runtime/hal/HalfFloat.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -14,6 +16,8 @@ unsigned bitWidth(ValueType type) {
   case ValueType::I8:
     return 8;
   case ValueType::I16:
+  case ValueType::F16:
+  case ValueType::BF16:
     return 16;
   case ValueType::I32:
   case ValueType::F32:
@@ -46,6 +50,10 @@ const char *typeName(ValueType type) {
     return "f32";
   case ValueType::F64:
     return "f64";
+  case ValueType::F16:
+    return "f16";
+  case ValueType::BF16:
+    return "bf16";
   case ValueType::Pointer:
     return "!util.ptr";
   case ValueType::Device:
@@ -111,6 +119,10 @@ double Value::asFloat() const {
     std::memcpy(&value, &bits_, sizeof(value));
     return value;
   }
+  if (type_ == ValueType::F16)
+    return hal::halfToFloat(uint16_t(bits_));
+  if (type_ == ValueType::BF16)
+    return hal::bfloatToFloat(uint16_t(bits_));
   return double(asSigned());
 }
 
@@ -119,7 +131,7 @@ std::string Value::toString() const {
     return object_ ? std::string(typeName(type_))
                    : std::string("null ") + typeName(type_);
   char text[64];
-  if (isFloatType(type_))
+  if (isFloatType(type_) || isHalfFloatType(type_))
     std::snprintf(text, sizeof(text), "%G", asFloat());
   else if (type_ == ValueType::I1)
     std::snprintf(text, sizeof(text), "%d", bits_ ? 1 : 0);

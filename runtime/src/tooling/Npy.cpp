@@ -40,6 +40,10 @@ std::optional<std::string> descrOf(ElementType type) {
     return std::string("f8");
   case et::kI1:
     return std::string("b1");
+  case et::kBF16:
+    // numpy has no bfloat16; ml_dtypes' bfloat16 arrays save as 2-byte
+    // void ('|V2'), which is what numpy (with or without ml_dtypes) reads.
+    return std::string("V2");
   default:
     break;
   }
@@ -64,6 +68,8 @@ std::optional<ElementType> typeOfDescr(const std::string &code) {
     return et::kF64;
   if (code == "b1")
     return et::kI1;
+  if (code == "V2")
+    return et::kBF16; // ml_dtypes' bfloat16 (see descrOf)
   if (code.size() == 2 && (code[0] == 'i' || code[0] == 'u')) {
     uint32_t bytes = uint32_t(code[1] - '0');
     if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
@@ -150,7 +156,7 @@ hal::StatusOr<HostTensor> decodeOne(std::string_view bytes, size_t &offset,
     return makeStatus(StatusCode::InvalidArgument, "'", name,
                       "': unsupported numpy dtype ", *descr,
                       " (supported: bool, int8..int64, uint8..uint64, "
-                      "float16, float32, float64)");
+                      "float16, float32, float64, and bfloat16 as V2)");
   if (*fortran != "False")
     return makeStatus(StatusCode::InvalidArgument, "'", name,
                       "': Fortran-ordered arrays are not supported (save "
@@ -218,6 +224,8 @@ hal::StatusOr<std::vector<HostTensor>> readNpyFile(const std::string &path) {
   return decodeNpy(bytes, path);
 }
 
+bool hasNpyDtype(hal::ElementType type) { return descrOf(type).has_value(); }
+
 hal::StatusOr<std::string> encodeNpy(const HostTensor &tensor) {
   std::optional<std::string> code = descrOf(tensor.elementType);
   if (!code)
@@ -230,7 +238,9 @@ hal::StatusOr<std::string> encodeNpy(const HostTensor &tensor) {
   if (tensor.shape.size() == 1)
     shape += ",";
   shape += ")";
-  char order = et::byteSize(tensor.elementType) == 1 ? '|' : '<';
+  char order = et::byteSize(tensor.elementType) == 1 || (*code)[0] == 'V'
+                   ? '|'
+                   : '<';
   std::string header = std::string("{'descr': '") + order + *code +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so magic + version + length + header is a multiple of

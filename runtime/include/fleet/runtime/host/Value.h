@@ -1,7 +1,7 @@
 //===- Value.h - values crossing the host-program boundary --------*- C++ -*-===//
 //
 // A host program (docs/pipeline.md §3) computes with two kinds of values:
-// scalars (i1..i64, index, f32, f64, and `!util.ptr` addresses) and
+// scalars (i1..i64, index, f16, bf16, f32, f64, and `!util.ptr` addresses) and
 // references to runtime objects (`!hal.device`, `!hal.buffer`,
 // `!hal.buffer_view`, `!hal.fence`, ...). ValueType names both; Value carries
 // one of them into or out of Context::invoke.
@@ -35,6 +35,11 @@ enum class ValueType : uint8_t {
   Index,
   F32,
   F64,
+  /// f16 and bf16: held as their 16 bits and moved (arguments, results,
+  /// globals, constants, select, bitcast, extf/truncf to and from f32/f64),
+  /// not computed with: arithmetic on them belongs in a dispatch.
+  F16,
+  BF16,
   /// `!util.ptr<T>`: the address of a module global (host programs only).
   Pointer,
   // References (first: Device).
@@ -53,8 +58,13 @@ enum class ValueType : uint8_t {
 inline bool isReferenceType(ValueType type) {
   return uint8_t(type) >= uint8_t(ValueType::Device);
 }
+/// f32 or f64: the float types the executor computes with.
 inline bool isFloatType(ValueType type) {
   return type == ValueType::F32 || type == ValueType::F64;
+}
+/// f16 or bf16: float types the executor only holds (see ValueType).
+inline bool isHalfFloatType(ValueType type) {
+  return type == ValueType::F16 || type == ValueType::BF16;
 }
 /// 1, 8, 16, 32 or 64 for scalars; 64 for pointers; 0 for references.
 unsigned bitWidth(ValueType type);

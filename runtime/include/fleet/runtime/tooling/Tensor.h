@@ -72,6 +72,9 @@ std::optional<std::string> compareTensors(const HostTensor &actual,
 hal::StatusOr<std::vector<HostTensor>> readNpyFile(const std::string &path);
 hal::StatusOr<std::vector<HostTensor>> decodeNpy(std::string_view bytes,
                                                  const std::string &name);
+/// Whether arrays of `type` can be written as .npy (bf16 as '|V2', the way
+/// ml_dtypes' bfloat16 arrays are saved; i1 as bool).
+bool hasNpyDtype(hal::ElementType type);
 /// One array in format 1.0 (2.0 when the header needs it).
 hal::StatusOr<std::string> encodeNpy(const HostTensor &tensor);
 /// Writes (or with `append` adds) one array.
