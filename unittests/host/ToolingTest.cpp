@@ -198,7 +198,18 @@ TEST(NpyTest, HeaderLayout) {
   ASSERT_TRUE(vector.ok());
   EXPECT_NE(vector->find("'descr': '|i1'"), std::string::npos);
   EXPECT_NE(vector->find("'shape': (5,)"), std::string::npos);
-  EXPECT_FALSE(tooling::encodeNpy(parse("2xbf16=1")).ok());
+  // bf16 is written the way ml_dtypes' bfloat16 arrays are: '|V2'; it
+  // reads back as bf16.
+  auto bf16 = tooling::encodeNpy(parse("2xbf16=1,-2"));
+  ASSERT_TRUE(bf16.ok());
+  EXPECT_NE(bf16->find("'descr': '|V2'"), std::string::npos);
+  auto back = tooling::decodeNpy(*bf16, "bf16.npy");
+  ASSERT_TRUE(back.ok()) << back.status().toString();
+  EXPECT_EQ((*back)[0].elementType, hal::element_type::kBF16);
+  EXPECT_EQ((*back)[0].bytes, parse("2xbf16=1,-2").bytes);
+  // Types without a numpy dtype are refused.
+  hal::ElementType f8 = hal::element_type::make(0x21, 8);
+  EXPECT_FALSE(tooling::hasNpyDtype(f8));
 }
 
 TEST(NpyTest, BigEndianAndRejections) {
