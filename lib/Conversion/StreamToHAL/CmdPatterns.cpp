@@ -172,11 +172,15 @@ private:
           break;
       }
     }
-    if (!exportOp || !exportOp.getOrdinal()) {
+    if (!executable)
       return dispatch.emitOpError()
-             << "dispatches " << entryPoint
-             << ", which names no export of a converted executable";
-    }
+             << "dispatch to " << entryPoint << ": no such executable";
+    if (!exportOp || !exportOp.getOrdinal())
+      return dispatch.emitOpError()
+             << "dispatch to " << entryPoint << ": executable @"
+             << entryPoint.getRootReference().getValue()
+             << " has no converted export @"
+             << entryPoint.getLeafReference().getValue();
 
     // Workgroup count: the export's count region evaluated on the host with
     // this dispatch's device and workload.

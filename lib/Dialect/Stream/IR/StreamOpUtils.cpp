@@ -76,11 +76,11 @@ LogicalResult verifyDispatchEntryPoints(
     auto ref = cast<SymbolRefAttr>(attr);
     auto exportOp =
         symbolTable.lookupNearestSymbolFrom<ExecutableExportOp>(op, ref);
-    // Fleet choice: an unknown entry point is an error (IREE skips the
-    // check); docs/ir.md.
+    // As IREE: an entry point is checked only when it resolves; a dispatch
+    // to an executable (or export) not in the module verifies, and
+    // StreamToHAL reports it (docs/ir-reference.md "Unresolved dispatches").
     if (!exportOp)
-      return op->emitOpError() << "entry point " << ref
-                               << " does not name a stream.executable.export";
+      continue;
     Region &workgroups = exportOp.getWorkgroupCount();
     if (!workgroups.empty()) {
       // The workload feeds the workgroups region's arguments.

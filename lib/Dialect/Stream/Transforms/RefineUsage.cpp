@@ -12,6 +12,7 @@
 
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "stream-refine-usage"
@@ -93,6 +94,27 @@ struct RefineUsagePass
       }
       value.setType(ResourceType::get(context, Lifetime::Transient));
     }
+
+    // Function signatures follow their refined arguments and returns.
+    getOperation().walk([&](FunctionOpInterface function) {
+      if (function.isExternal() || function->getParentOfType<ExecutableOp>())
+        return;
+      Block &entry = function.getFunctionBody().front();
+      SmallVector<Type> inputs(entry.getArgumentTypes());
+      SmallVector<Type> results(function.getResultTypes());
+      function.walk([&](Operation *op) {
+        if (op->hasTrait<OpTrait::ReturnLike>() &&
+            op->getParentOp() == function.getOperation())
+          results.assign(op->getOperandTypes().begin(),
+                         op->getOperandTypes().end());
+      });
+      auto type = FunctionType::get(context, inputs, results);
+      if (type != function.getFunctionType()) {
+        LLVM_DEBUG(llvm::dbgs() << "signature of @" << function.getName()
+                                << " refined to " << type << "\n");
+        function.setType(type);
+      }
+    });
 
     // Transfers that no longer change anything.
     getOperation().walk([&](AsyncTransferOp transfer) {

@@ -68,8 +68,9 @@ public:
   /// `zero` is an index 0 defined outside the command region (only stream
   /// commands may appear inside it).
   CommandBuilder(OpBuilder &builder, IRMapping &buffers, Attribute affinity,
-                 Value zero)
-      : builder(builder), buffers(buffers), affinity(affinity), zero(zero) {}
+                 Value zero, SymbolTableCollection &symbols)
+      : builder(builder), buffers(buffers), affinity(affinity), zero(zero),
+        symbols(symbols) {}
 
   LogicalResult convertBlock(Block &block);
 
@@ -84,6 +85,7 @@ private:
   IRMapping &buffers;
   Attribute affinity;
   Value zero;
+  SymbolTableCollection &symbols;
 };
 
 LogicalResult CommandBuilder::convertBlock(Block &block) {
@@ -104,7 +106,13 @@ LogicalResult CommandBuilder::convert(Operation *op) {
           return ResourceAccessBitfieldAttr::get(context, bits);
         };
         unsigned rangeIndex = 0;
-        // Tied results write their operand: that operand is read-write.
+        // Tied results write their operand: that operand is read-write. So
+        // is every operand of a dispatch whose export is not in the module
+        // (nothing says what it only reads).
+        bool unresolved = isUnresolvedDispatch(op, symbols);
+        if (unresolved)
+          LLVM_DEBUG(llvm::dbgs() << "unresolved dispatch " << op.getEntryPoints()
+                                  << ": every operand read-write\n");
         llvm::SmallDenseSet<unsigned> tiedOperands;
         for (unsigned i = 0; i < op->getNumResults(); ++i)
           if (auto index = cast<util::TiedOpInterface>(op.getOperation())
@@ -121,7 +129,8 @@ LogicalResult CommandBuilder::convert(Operation *op) {
           sizes.push_back(op.getResourceOperandSizes()[rangeIndex]);
           offsets.push_back(op.getResourceOperandOffsets()[rangeIndex]);
           lengths.push_back(op.getResourceOperandLengths()[rangeIndex]);
-          accesses.push_back(access(tiedOperands.contains(operandIndex)
+          accesses.push_back(access(unresolved ||
+                                            tiedOperands.contains(operandIndex)
                                         ? ResourceAccessBitfield::Read |
                                               ResourceAccessBitfield::Write
                                         : ResourceAccessBitfield::Read));
@@ -252,6 +261,7 @@ private:
   Attribute getAllocationAffinity(AsyncExecuteOp execute, Value result);
 
   hal::DeviceSet devices;
+  SymbolTableCollection symbols;
   /// Buffers allocated for region results and the region affinity.
   SmallVector<std::pair<Value, Attribute>> allocated;
 };
@@ -493,7 +503,8 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
   for (auto &[value, buffer] : buffers.getValueMap())
     commandBuffers.map(value, inner.lookupOrDefault(buffer));
   OpBuilder bodyBuilder = OpBuilder::atBlockBegin(cmdBody);
-  CommandBuilder commands(bodyBuilder, commandBuffers, affinity, zero);
+  CommandBuilder commands(bodyBuilder, commandBuffers, affinity, zero,
+                          symbols);
   if (failed(commands.convertBlock(body)))
     return failure();
   YieldOp::create(bodyBuilder, loc, ValueRange{}, ValueRange{});

@@ -13,6 +13,7 @@
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "stream-schedule-concurrency"
 
@@ -27,19 +28,29 @@ using namespace fleet::stream;
 
 namespace {
 
-void scheduleWaves(AsyncExecuteOp execute) {
+void scheduleWaves(AsyncExecuteOp execute, SymbolTableCollection &symbols) {
   Block &body = execute.getBody().front();
   // Depth of each streamable op: 1 + the deepest producer in the region.
+  // A dispatch whose export is not in the module may write any operand: it
+  // gets a wave of its own, after everything before it, and everything
+  // after it comes later (`floor`).
   DenseMap<Operation *, unsigned> depth;
   SmallVector<SmallVector<Operation *>> waves;
+  unsigned floor = 0;
   for (Operation &op : body.without_terminator()) {
     if (!isa<StreamableOpInterface>(op))
       continue;
-    unsigned d = 0;
+    unsigned d = floor;
     for (Value operand : op.getOperands())
       if (Operation *producer = operand.getDefiningOp())
         if (producer->getBlock() == &body)
           d = std::max(d, depth.lookup(producer));
+    if (isUnresolvedDispatch(&op, symbols)) {
+      d = std::max<unsigned>(d, waves.size());
+      floor = d + 1;
+      LLVM_DEBUG(llvm::dbgs() << "unresolved dispatch at " << op.getLoc()
+                              << ": wave " << d << " alone\n");
+    }
     depth[&op] = d + 1;
     if (waves.size() <= d)
       waves.resize(d + 1);
@@ -106,8 +117,9 @@ struct ScheduleConcurrencyPass
   void runOnOperation() override {
     SmallVector<AsyncExecuteOp> executes;
     getOperation().walk([&](AsyncExecuteOp op) { executes.push_back(op); });
+    SymbolTableCollection symbols;
     for (AsyncExecuteOp execute : executes)
-      scheduleWaves(execute);
+      scheduleWaves(execute, symbols);
   }
 };
 

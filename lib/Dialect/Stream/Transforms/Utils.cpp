@@ -66,4 +66,20 @@ StringRef getAffinityDeviceName(Attribute affinity) {
   return {};
 }
 
+bool isUnresolvedDispatch(Operation *op, SymbolTableCollection &symbols) {
+  ArrayAttr entryPoints;
+  if (auto dispatch = dyn_cast<AsyncDispatchOp>(op))
+    entryPoints = dispatch.getEntryPoints();
+  else if (auto dispatch = dyn_cast<CmdDispatchOp>(op))
+    entryPoints = dispatch.getEntryPoints();
+  else if (auto dispatch = dyn_cast<TensorDispatchOp>(op))
+    entryPoints = dispatch.getEntryPoints();
+  else
+    return false;
+  return llvm::any_of(entryPoints, [&](Attribute entryPoint) {
+    return !symbols.lookupNearestSymbolFrom<ExecutableExportOp>(
+        op, cast<SymbolRefAttr>(entryPoint));
+  });
+}
+
 } // namespace fleet::stream

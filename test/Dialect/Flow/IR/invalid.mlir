@@ -16,14 +16,6 @@ util.func private @f(%t: tensor<4xf32>, %n: index) {
 
 // -----
 
-util.func private @f(%t: tensor<4xf32>) {
-  // expected-error @+1 {{references undefined executable @nowhere}}
-  %0 = flow.dispatch @nowhere::@entry(%t) : (tensor<4xf32>) -> tensor<4xf32>
-  util.return
-}
-
-// -----
-
 util.func private @ex()
 util.func private @f(%t: tensor<?xf32>) {
   // expected-error @+1 {{argument 0 has dynamic shape 'tensor<?xf32>'; only static shapes are supported}}

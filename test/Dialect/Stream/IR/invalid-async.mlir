@@ -115,17 +115,6 @@ util.func private @f(%n: index) {
 
 // -----
 
-stream.executable private @ex {
-  builtin.module {}
-}
-util.func private @f() {
-  // expected-error @+1 {{entry point @ex::@nope does not name a stream.executable.export}}
-  stream.async.dispatch {@ex::@nope}() : () -> ()
-  util.return
-}
-
-// -----
-
 util.func private @f(%a: !stream.resource<*>, %sz: index, %c0: index) {
   // expected-error @+1 {{tied result names '%b', which is not an operand of this op}}
   %o = stream.async.dispatch @ex::@e(%a[%c0 to %sz for %sz]) : (!stream.resource<*>{%sz}) -> %b{%sz}

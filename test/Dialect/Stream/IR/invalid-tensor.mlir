@@ -199,14 +199,6 @@ util.func private @f(%n: index) {
 
 // -----
 
-util.func private @f(%n: index) {
-  // expected-error @+1 {{entry point @ex::@missing does not name a stream.executable.export}}
-  stream.tensor.dispatch @ex::@missing[%n]() : () -> ()
-  util.return
-}
-
-// -----
-
 util.func private @f(%a: !stream.resource<*>, %sz: index) {
   // expected-error @+1 {{tied result names '%b', which is not an operand of this op}}
   %o = stream.tensor.dispatch @ex::@e(%a) : (tensor<4xf32> in !stream.resource<*>{%sz}) -> tensor<4xf32> in %b{%sz}

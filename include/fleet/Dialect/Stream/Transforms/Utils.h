@@ -3,6 +3,7 @@
 #define FLEET_LIB_DIALECT_STREAM_TRANSFORMS_UTILS_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -26,6 +27,13 @@ bool canExecuteTogether(mlir::Attribute a, mlir::Attribute b);
 /// The device global an `#hal.device.affinity` names, or "" for other (or
 /// null) affinities.
 llvm::StringRef getAffinityDeviceName(mlir::Attribute affinity);
+
+/// True for a dispatch op (stream.async/cmd/tensor.dispatch) with an entry
+/// point that names no `stream.executable.export` in the module (IREE
+/// accepts these; docs/ir-reference.md "Unresolved dispatches"). Passes
+/// assume such a dispatch reads and writes every resource operand.
+bool isUnresolvedDispatch(mlir::Operation *op,
+                          mlir::SymbolTableCollection &symbols);
 
 } // namespace fleet::stream
 
