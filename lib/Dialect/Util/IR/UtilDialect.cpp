@@ -70,9 +70,10 @@ bool isGlobalTypeCompatible(Type a, Type b) {
     return true;
   auto sa = dyn_cast<ShapedType>(a);
   auto sb = dyn_cast<ShapedType>(b);
-  if (!sa || !sb || sa.getElementType() != sb.getElementType())
+  if (!sa || !sb)
     return false;
-  if (isa<TensorType>(a) != isa<TensorType>(b))
+  if (isa<TensorType>(a) != isa<TensorType>(b) ||
+      isa<VectorType>(a) != isa<VectorType>(b))
     return false;
   return succeeded(verifyCompatibleShape(sa, sb));
 }

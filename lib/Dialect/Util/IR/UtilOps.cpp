@@ -150,9 +150,37 @@ ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
                                     result.attributes)))
     return failure();
 
+  // Arguments are all named (`%a: T {attrs}`) or, for a declaration, all
+  // types (`T {attrs}`), as IREE's util.func accepts.
   SmallVector<OpAsmParser::Argument> arguments;
-  if (failed(parser.parseArgumentList(arguments, OpAsmParser::Delimiter::Paren,
-                                      /*allowType=*/true, /*allowAttrs=*/true)))
+  bool typesOnly = false;
+  if (failed(parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Paren, [&]() -> ParseResult {
+            OpAsmParser::Argument argument;
+            SMLoc loc = parser.getCurrentLocation();
+            OptionalParseResult named = parser.parseOptionalArgument(
+                argument, /*allowType=*/true, /*allowAttrs=*/true);
+            if (named.has_value()) {
+              if (failed(*named))
+                return failure();
+              if (typesOnly)
+                return parser.emitError(loc, "expected a type: the earlier "
+                                             "arguments are types only");
+            } else {
+              if (!arguments.empty() && !typesOnly)
+                return parser.emitError(loc, "expected an SSA name: the "
+                                             "earlier arguments are named");
+              typesOnly = true;
+              argument.ssaName.location = loc;
+              NamedAttrList attrs;
+              if (parser.parseType(argument.type) ||
+                  parser.parseOptionalAttrDict(attrs))
+                return failure();
+              argument.attrs = attrs.getDictionary(parser.getContext());
+            }
+            arguments.push_back(argument);
+            return success();
+          })))
     return failure();
   SmallVector<Type> argTypes;
   SmallVector<UnresolvedOperand> argNames;
@@ -178,6 +206,10 @@ ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
       if (hasOperand.has_value()) {
         if (failed(*hasOperand))
           return failure();
+        if (typesOnly)
+          return parser.emitError(loc, "result tied to '")
+                 << operand.name << "' in a declaration whose arguments are "
+                 << "types only; name the arguments (%arg0: T) to tie results";
         for (auto [i, name] : llvm::enumerate(argNames))
           if (name.name == operand.name && name.number == operand.number)
             tiedIndex = i;
@@ -236,6 +268,9 @@ ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parsedBody.has_value()) {
     if (failed(*parsedBody))
       return failure();
+    if (typesOnly && !arguments.empty())
+      return parser.emitError(bodyLoc, "a function with a body needs named "
+                                       "arguments (%arg0: T), not types only");
     if (body->empty())
       return parser.emitError(bodyLoc, "expected non-empty function body");
   }

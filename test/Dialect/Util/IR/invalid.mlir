@@ -1,8 +1,9 @@
 // Verifier and parser rules of the util ops (docs/ir-reference.md, "util").
 // RUN: fleet-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{initial value type 'tensor<4xi32>' is not compatible with global type 'tensor<4xf32>'}}
-util.global private @g : tensor<4xf32> = dense<1> : tensor<4xi32>
+// Shapes are compared, element types are not (as IREE).
+// expected-error @+1 {{initial value type 'tensor<8xf32>' is not compatible with global type 'tensor<4xf32>'}}
+util.global private @g : tensor<4xf32> = dense<1.0> : tensor<8xf32>
 
 // -----
 
@@ -151,5 +152,15 @@ util.func private @f() {
 util.func private @f() {
   // expected-error @+1 {{value element type 'index' has no defined byte layout}}
   %0 = util.buffer.constant : !util.buffer = dense<1> : tensor<2xindex>
+  util.return
+}
+
+// -----
+
+// A store needs the global's type exactly (IREE too).
+util.global private mutable @exact : tensor<?xf32>
+util.func private @store(%t: tensor<4xf32>) {
+  // expected-error @+1 {{value type 'tensor<4xf32>' does not match global type 'tensor<?xf32>'}}
+  util.global.store %t, @exact : tensor<4xf32>
   util.return
 }

@@ -20,9 +20,11 @@ std::optional<unsigned> getTiedResultOperandIndex(mlir::Operation *op,
 #include "fleet/Dialect/Util/IR/UtilTypes.h.inc"
 
 namespace fleet::util {
-/// True when a value of type `a` may be stored in a global of type `b`:
-/// equal types, or shaped types with equal element types and compatible
-/// shapes (docs/ir-reference.md, util.global).
+/// True when a value of type `a` may initialize or be loaded from a global
+/// of type `b`: equal types, or shaped types of one kind (tensor, memref,
+/// vector) with compatible shapes. Element types are not compared, as in
+/// IREE; the stream phase rejects tensor globals whose element types differ
+/// (docs/ir-reference.md "util"). Stores need equal types.
 bool isGlobalTypeCompatible(mlir::Type a, mlir::Type b);
 } // namespace fleet::util
 
