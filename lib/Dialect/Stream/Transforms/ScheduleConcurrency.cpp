@@ -114,9 +114,14 @@ void scheduleWaves(AsyncExecuteOp execute, SymbolTableCollection &symbols) {
 struct ScheduleConcurrencyPass
     : public fleet::stream::impl::ScheduleConcurrencyPassBase<
           ScheduleConcurrencyPass> {
+  bool canScheduleOn(RegisteredOperationName name) const override {
+    return canScheduleOnHostCallable(name);
+  }
+
   void runOnOperation() override {
     SmallVector<AsyncExecuteOp> executes;
-    getOperation().walk([&](AsyncExecuteOp op) { executes.push_back(op); });
+    for (Operation *callable : getHostCallables(getOperation()))
+      callable->walk([&](AsyncExecuteOp op) { executes.push_back(op); });
     SymbolTableCollection symbols;
     for (AsyncExecuteOp execute : executes)
       scheduleWaves(execute, symbols);

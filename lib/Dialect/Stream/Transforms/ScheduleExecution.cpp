@@ -82,17 +82,27 @@ public:
   void materialize();
 
 private:
-  void close(Partition *partition) { partition->closed = true; }
+  void close(Partition *partition) {
+    if (partition->closed)
+      return;
+    partition->closed = true;
+    llvm::erase(openPartitions, partition);
+  }
+  /// The latest open region `affinity` may join. Only open regions are
+  /// scanned (a few at a time, one per affinity at most), so a long block
+  /// of closed regions costs nothing here.
   Partition *getOpenPartition(Attribute affinity) {
-    for (auto &p : llvm::reverse(partitions))
-      if (!p->closed && canExecuteTogether(p->affinity, affinity))
-        return p.get();
+    for (Partition *p : llvm::reverse(openPartitions))
+      if (canExecuteTogether(p->affinity, affinity))
+        return p;
     return nullptr;
   }
   void materialize(Partition &partition);
 
   Block &block;
   SmallVector<std::unique_ptr<Partition>> partitions;
+  /// The partitions not yet closed, in creation order.
+  SmallVector<Partition *> openPartitions;
   DenseMap<Operation *, Partition *> partitionOf;
   DenseMap<Partition *, Value> timepointOf;
   /// Host awaits whose device readers now wait themselves.
@@ -253,6 +263,7 @@ void BlockScheduler::partition() {
       partitions.push_back(std::make_unique<Partition>());
       target = partitions.back().get();
       target->ordinal = partitions.size() - 1;
+      openPartitions.push_back(target);
       target->affinity = affinity;
       for (Partition *p : deps) {
         close(p);
@@ -427,11 +438,13 @@ void sinkExports(Block &block) {
 struct ScheduleExecutionPass
     : public fleet::stream::impl::ScheduleExecutionPassBase<
           ScheduleExecutionPass> {
+  bool canScheduleOn(RegisteredOperationName name) const override {
+    return canScheduleOnHostCallable(name);
+  }
+
   void runOnOperation() override {
     SmallVector<Block *> blocks;
-    getOperation().walk([&](Operation *op) {
-      if (!isa<util::FuncOp, util::InitializerOp>(op))
-        return;
+    for (Operation *op : getHostCallables(getOperation())) {
       op->walk([&](Block *block) {
         // Only host blocks: not the bodies of (async or cmd) regions.
         Operation *parent = block->getParentOp();
@@ -442,7 +455,7 @@ struct ScheduleExecutionPass
           return;
         blocks.push_back(block);
       });
-    });
+    }
     for (Block *block : blocks) {
       sinkExports(*block);
       BlockScheduler scheduler(*block);

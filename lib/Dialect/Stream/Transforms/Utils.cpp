@@ -4,7 +4,10 @@
 
 #include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 
 using namespace mlir;
 
@@ -64,6 +67,27 @@ StringRef getAffinityDeviceName(Attribute affinity) {
   if (auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity))
     return device.getDevice().getRootReference().getValue();
   return {};
+}
+
+SmallVector<Operation *> getHostCallables(Operation *root) {
+  if (isa<CallableOpInterface>(root))
+    return {root};
+  SmallVector<Operation *> callables;
+  root->walk([&](Operation *op) {
+    if (isa<ExecutableOp>(op))
+      return WalkResult::skip();
+    if (isa<util::FuncOp, util::InitializerOp>(op)) {
+      callables.push_back(op);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  return callables;
+}
+
+bool canScheduleOnHostCallable(RegisteredOperationName name) {
+  return name.getStringRef() == ModuleOp::getOperationName() ||
+         name.hasInterface<CallableOpInterface>();
 }
 
 bool isUnresolvedDispatch(Operation *op, SymbolTableCollection &symbols) {

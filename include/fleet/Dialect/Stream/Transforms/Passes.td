@@ -59,7 +59,10 @@ def PlaceTransferExecutionsPass
   }];
 }
 
-def ScheduleExecutionPass : Pass<"stream-schedule-execution", "mlir::ModuleOp"> {
+// Anchored like IREE's (an interface pass on CallableOpInterface): runs on
+// a util.func, util.initializer or func.func, or on a module, where it
+// processes every host callable (docs/contributing.md "Pass anchors").
+def ScheduleExecutionPass : Pass<"stream-schedule-execution"> {
   let summary = "Partitions async work into per-device execute regions";
   let description = [{
     In every block, streamable async ops are grouped into
@@ -74,8 +77,8 @@ def ScheduleExecutionPass : Pass<"stream-schedule-execution", "mlir::ModuleOp"> 
   }];
 }
 
-def ScheduleConcurrencyPass
-    : Pass<"stream-schedule-concurrency", "mlir::ModuleOp"> {
+// Anchored like ScheduleExecutionPass (IREE: CallableOpInterface).
+def ScheduleConcurrencyPass : Pass<"stream-schedule-concurrency"> {
   let summary = "Groups independent work in an execute region into concurrent regions";
   let description = [{
     Inside each `stream.async.execute`, ops at the same dependency depth

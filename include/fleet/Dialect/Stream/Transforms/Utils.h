@@ -28,6 +28,17 @@ bool canExecuteTogether(mlir::Attribute a, mlir::Attribute b);
 /// null) affinities.
 llvm::StringRef getAffinityDeviceName(mlir::Attribute affinity);
 
+/// The host callables a callable-anchored pass processes from `root`: root
+/// itself when it is a CallableOpInterface op, else every util.func and
+/// util.initializer under it (a module), never a kernel function inside an
+/// executable (docs/contributing.md "Pass anchors").
+llvm::SmallVector<mlir::Operation *> getHostCallables(mlir::Operation *root);
+
+/// Whether a callable-anchored pass may run on ops named `name`: modules
+/// and CallableOpInterface ops (as IREE's InterfacePass<CallableOpInterface>,
+/// plus modules so existing `--pass` invocations keep working).
+bool canScheduleOnHostCallable(mlir::RegisteredOperationName name);
+
 /// True for a dispatch op (stream.async/cmd/tensor.dispatch) with an entry
 /// point that names no `stream.executable.export` in the module (IREE
 /// accepts these; docs/ir-reference.md "Unresolved dispatches"). Passes
