@@ -8,10 +8,15 @@ using namespace fleet::hal;
 
 InitializerHoister::InitializerHoister(ModuleOp module)
     : module(module), symbols(module) {
-  for (auto initializer : module.getOps<util::InitializerOp>())
-    initializer.walk([&](util::GlobalStoreOp store) {
-      storers[store.getGlobal()].push_back(initializer);
-    });
+  unsigned position = 0;
+  for (Operation &op : module.getBody()->getOperations()) {
+    positions[&op] = position;
+    if (auto initializer = dyn_cast<util::InitializerOp>(op))
+      initializer.walk([&](util::GlobalStoreOp store) {
+        lastStore[store.getGlobal()] = position;
+      });
+    ++position;
+  }
 }
 
 util::GlobalOp InitializerHoister::getHoistableGlobal(util::GlobalLoadOp load) {
@@ -27,21 +32,30 @@ Operation *InitializerHoister::getTopLevelOp(Operation *op) {
   return op;
 }
 
+unsigned InitializerHoister::getPosition(Operation *topLevelOp) const {
+  auto it = positions.find(topLevelOp);
+  assert(it != positions.end() && "op made after the hoister");
+  return it->second;
+}
+
+std::optional<unsigned>
+InitializerHoister::getLastStorePosition(util::GlobalOp global) const {
+  auto it = lastStore.find(global.getSymName());
+  if (it == lastStore.end())
+    return std::nullopt;
+  return it->second;
+}
+
 bool InitializerHoister::isInitializedBefore(util::GlobalOp global,
                                              Operation *anchor) {
-  auto it = storers.find(global.getSymName());
-  if (it == storers.end())
-    return true;
-  return llvm::all_of(it->second, [&](Operation *storer) {
-    return storer != anchor && storer->isBeforeInBlock(anchor);
-  });
+  std::optional<unsigned> store = getLastStorePosition(global);
+  return !store || *store < getPosition(anchor);
 }
 
 SmallVector<util::GlobalOp> InitializerHoister::hoist(
-    Operation *anchor, Location loc, ArrayRef<std::string> names,
+    OpBuilder &builder, Location loc, ArrayRef<std::string> names,
     TypeRange types,
-    function_ref<SmallVector<Value>(OpBuilder &)> build) {
-  OpBuilder builder(anchor);
+    function_ref<void(OpBuilder &, ArrayRef<util::GlobalOp>)> build) {
   SmallVector<util::GlobalOp> globals;
   for (auto [name, type] : llvm::zip_equal(names, types)) {
     auto global = util::GlobalOp::create(builder, loc, name,
@@ -51,13 +65,10 @@ SmallVector<util::GlobalOp> InitializerHoister::hoist(
     globals.push_back(global);
   }
   auto initializer = util::InitializerOp::create(builder, loc);
+  OpBuilder::InsertionGuard guard(builder);
   Block *body = builder.createBlock(&initializer.getBody());
   builder.setInsertionPointToStart(body);
-  SmallVector<Value> values = build(builder);
-  for (auto [value, global] : llvm::zip_equal(values, globals)) {
-    util::GlobalStoreOp::create(builder, loc, value, global.getSymName());
-    storers[global.getSymName()].push_back(initializer);
-  }
+  build(builder, globals);
   util::ReturnOp::create(builder, loc);
   return globals;
 }

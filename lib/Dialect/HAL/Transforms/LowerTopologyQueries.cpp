@@ -190,6 +190,11 @@ struct LowerTopologyQueriesPass
     module.walk([&](AllocatorResolveMemoryPropertiesOp op) {
       queries.push_back(op);
     });
+    if (queries.empty()) {
+      // Nothing changes: the pass manager need not verify the module again.
+      markAllAnalysesPreserved();
+      return;
+    }
     bool failedAny = false;
     for (AllocatorResolveMemoryPropertiesOp op : queries) {
       SmallVector<AffinityMember> members;

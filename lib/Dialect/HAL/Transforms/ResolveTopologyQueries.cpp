@@ -89,6 +89,11 @@ struct ResolveTopologyQueriesPass
     module.walk([&](AllocatorResolveMemoryPropertiesOp op) {
       queries.push_back(op);
     });
+    if (queries.empty()) {
+      // Nothing changes: the pass manager need not verify the module again.
+      markAllAnalysesPreserved();
+      return;
+    }
     for (AllocatorResolveMemoryPropertiesOp op : queries) {
       stream::Lifetime lifetime = op.getLifetime();
       std::optional<AllocationResolution> resolution;

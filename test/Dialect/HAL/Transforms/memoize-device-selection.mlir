@@ -4,36 +4,38 @@
 // initializer (with the arithmetic feeding it) before its first user; the
 // chosen device and queue and the bits it was given are stored in globals,
 // and the allocation after the select reads the memoized bits (constant
-// bits stay constants). The same
-// selection in another function shares the globals.
+// bits stay constants). The same selection in another function shares the
+// globals. Names and layout are IREE's (docs/pipeline.md "Memoized
+// globals"): @__allocator_select_device and _affinity, then Fleet's
+// _memory_types and _buffer_usage, before the initializer.
 
 // CHECK-LABEL: module
-// CHECK: util.global private @__allocator_select_0_device : !hal.device
-// CHECK-NEXT: util.global private @__allocator_select_0_queue_affinity : i64
-// CHECK-NEXT: util.global private @__allocator_select_0_memory_types : i32
-// CHECK-NEXT: util.global private @__allocator_select_0_buffer_usage : i32
+// CHECK: util.global private @__allocator_select_device : !hal.device
+// CHECK-NEXT: util.global private @__allocator_select_affinity : i64
+// CHECK-NEXT: util.global private @__allocator_select_memory_types : i32
+// CHECK-NEXT: util.global private @__allocator_select_buffer_usage : i32
 // CHECK-NEXT: util.initializer {
 // CHECK-DAG:    %[[T:.+]] = util.global.load immutable @__link : i1
 // CHECK-DAG:    %[[BITS:.+]] = hal.memory_type<HostVisible> : i32
 // CHECK:        %[[MT:.+]] = arith.select %[[T]]
 // CHECK:        %[[D:.+]], %[[Q:.+]] = hal.allocator.select from([{{.+}}]) type(%[[MT]]) usage(%{{.+}})
-// CHECK-NEXT:   util.global.store %[[D]], @__allocator_select_0_device : !hal.device
-// CHECK-NEXT:   util.global.store %[[Q]], @__allocator_select_0_queue_affinity : i64
-// CHECK-NEXT:   util.global.store %[[MT]], @__allocator_select_0_memory_types : i32
-// CHECK-NEXT:   util.global.store %{{.+}}, @__allocator_select_0_buffer_usage : i32
+// CHECK-NEXT:   util.global.store %[[D]], @__allocator_select_device : !hal.device
+// CHECK-NEXT:   util.global.store %[[Q]], @__allocator_select_affinity : i64
+// CHECK-NEXT:   util.global.store %[[MT]], @__allocator_select_memory_types : i32
+// CHECK-NEXT:   util.global.store %{{.+}}, @__allocator_select_buffer_usage : i32
 // CHECK-NEXT:   util.return
 // CHECK-NEXT: }
 // CHECK-LABEL: util.func public @first
 // CHECK-NOT: hal.allocator.select
 // CHECK-NOT: arith.select
-// CHECK: %[[DEV:.+]] = util.global.load immutable @__allocator_select_0_device : !hal.device
-// CHECK-NEXT: %[[QUEUE:.+]] = util.global.load immutable @__allocator_select_0_queue_affinity : i64
-// CHECK-NEXT: %[[MTL:.+]] = util.global.load immutable @__allocator_select_0_memory_types : i32
-// CHECK-NOT: @__allocator_select_0_buffer_usage
+// CHECK: %[[DEV:.+]] = util.global.load immutable @__allocator_select_device : !hal.device
+// CHECK-NEXT: %[[QUEUE:.+]] = util.global.load immutable @__allocator_select_affinity : i64
+// CHECK-NEXT: %[[MTL:.+]] = util.global.load immutable @__allocator_select_memory_types : i32
+// CHECK-NOT: @__allocator_select_buffer_usage
 // CHECK: hal.device.queue.alloca<%[[DEV]] : !hal.device> affinity(%[[QUEUE]]) {{.+}} type(%[[MTL]]) usage(%[[BU:.+]]) flags
 // CHECK-LABEL: util.func public @second
 // CHECK-NOT: hal.allocator.select
-// CHECK: util.global.load immutable @__allocator_select_0_device : !hal.device
+// CHECK: util.global.load immutable @__allocator_select_device : !hal.device
 module {
   util.global private @a = #hal.device.target<"local"> : !hal.device
   util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
@@ -120,5 +122,80 @@ module {
     %c = arith.constant 2 : i32
     util.global.store %c, @late : i32
     util.return
+  }
+}
+
+// -----
+
+// Different selections get their own globals, named as IREE's symbol table
+// uniques them (`_0`, `_1`, ... after the first), each pair with its
+// initializer right before the first function using it.
+
+// CHECK-LABEL: module
+// CHECK:      util.global private @__allocator_select_device : !hal.device
+// CHECK-NEXT: util.global private @__allocator_select_affinity : i64
+// CHECK:      util.initializer
+// CHECK:        hal.allocator.select {{.+}} type(%[[T0:.+]]) usage
+// CHECK:      util.func public @one
+// CHECK:      util.global private @__allocator_select_device_0 : !hal.device
+// CHECK-NEXT: util.global private @__allocator_select_affinity_0 : i64
+// CHECK-NEXT: util.global private @__allocator_select_memory_types_0 : i32
+// CHECK-NEXT: util.global private @__allocator_select_buffer_usage_0 : i32
+// CHECK-NEXT: util.initializer
+// CHECK:      util.func public @two
+// CHECK:        util.global.load immutable @__allocator_select_device_0 : !hal.device
+// CHECK:      util.global private @__allocator_select_device_1 : !hal.device
+// CHECK:      util.func public @three
+// CHECK:        util.global.load immutable @__allocator_select_device_1 : !hal.device
+module {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+  util.func public @one() -> !hal.device {
+    %mt = hal.memory_type<HostVisible> : i32
+    %bu = hal.buffer_usage<Transfer> : i32
+    %a = util.global.load immutable @a : !hal.device
+    %b = util.global.load immutable @b : !hal.device
+    %q = arith.constant -1 : i64
+    %d, %sq = hal.allocator.select from([(%a, %q : !hal.device, i64), (%b, %q : !hal.device, i64)]) type(%mt) usage(%bu) : !hal.device, i64
+    util.return %d : !hal.device
+  }
+  util.func public @two() -> !hal.device {
+    %mt = hal.memory_type<DeviceLocal> : i32
+    %bu = hal.buffer_usage<Transfer> : i32
+    %a = util.global.load immutable @a : !hal.device
+    %b = util.global.load immutable @b : !hal.device
+    %q = arith.constant -1 : i64
+    %d, %sq = hal.allocator.select from([(%a, %q : !hal.device, i64), (%b, %q : !hal.device, i64)]) type(%mt) usage(%bu) : !hal.device, i64
+    util.return %d : !hal.device
+  }
+  util.func public @three() -> !hal.device {
+    %mt = hal.memory_type<DeviceLocal> : i32
+    %bu = hal.buffer_usage<Transfer> : i32
+    %a = util.global.load immutable @a : !hal.device
+    %b = util.global.load immutable @b : !hal.device
+    %q = arith.constant -1 : i64
+    %d, %sq = hal.allocator.select from([(%b, %q : !hal.device, i64), (%a, %q : !hal.device, i64)]) type(%mt) usage(%bu) : !hal.device, i64
+    util.return %d : !hal.device
+  }
+}
+
+// -----
+
+// A value used twice by the computation feeding a select (here the device
+// load, both candidates) is erased once when the select moves.
+
+// CHECK-LABEL: util.func public @shared_operand
+// CHECK-NOT: hal.allocator.select
+// CHECK-NOT: util.global.load immutable @a
+// CHECK: util.global.load immutable @__allocator_select_device
+module {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @shared_operand() -> !hal.device {
+    %mt = hal.memory_type<HostVisible> : i32
+    %bu = hal.buffer_usage<Transfer> : i32
+    %a = util.global.load immutable @a : !hal.device
+    %q = arith.constant -1 : i64
+    %d, %sq = hal.allocator.select from([(%a, %q : !hal.device, i64), (%a, %q : !hal.device, i64)]) type(%mt) usage(%bu) : !hal.device, i64
+    util.return %d : !hal.device
   }
 }

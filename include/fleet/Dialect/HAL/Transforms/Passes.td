@@ -131,19 +131,25 @@ def MemoizeDeviceQueriesPass : Pass<"hal-memoize-device-queries", "mlir::ModuleO
     stores its results in two private globals (`..._ok`, value); every
     original query becomes `util.global.load immutable` of them. Answers
     are fixed for the program's lifetime, so this changes no result.
+    IREE's layout: one initializer per device, after the device's global
+    and the globals it stores, named after the question's index among the
+    device's questions (docs/pipeline.md "Memoized globals").
 
     ```mlir
-    util.global private @__device_link_b_a_transparent_access_ok : i1
-    util.global private @__device_link_b_a_transparent_access : i1
+    util.global private @__device_0 = #hal.device.target<"local"> : !hal.device
+    util.global private @__device_0_query_0_hal_device_id_local__ok : i1
+    util.global private @__device_0_query_0_hal_device_id_local_ : i1
     util.initializer {
-      %b = util.global.load immutable @b : !hal.device
-      %a = util.global.load immutable @a : !hal.device
-      %ok, %v = hal.device.query.link<%b : !hal.device, %a : !hal.device> key("transparent_access") : i1, i1 = false
-      util.global.store %ok, @__device_link_b_a_transparent_access_ok : i1
-      util.global.store %v, @__device_link_b_a_transparent_access : i1
+      %d = util.global.load immutable @__device_0 : !hal.device
+      %ok, %v = hal.device.query<%d : !hal.device> key("hal.device.id" :: "local*") : i1, i1 = false
+      util.global.store %ok, @__device_0_query_0_hal_device_id_local__ok : i1
+      util.global.store %v, @__device_0_query_0_hal_device_id_local_ : i1
       util.return
     }
     ```
+
+    Link questions from a device follow the same scheme:
+    `@__device_1_link_0_device_0_transparent_access(_ok)`.
   }];
   let dependentDialects = ["::fleet::util::UtilDialect"];
 }
@@ -156,15 +162,16 @@ def MemoizeDeviceSelectionPass : Pass<"hal-memoize-device-selection", "mlir::Mod
     with the arithmetic feeding it, into a `util.initializer` that stores
     the selected device and queue affinity, and the memory type and usage
     it was given, in private globals; uses (including the allocation's use of
-    the bits) load them. Identical selections share one pair of globals. The initializer is
-    placed before the first function or initializer that uses it and after
-    every initializer storing a global it reads.
+    the bits) load them. Identical selections share one set of globals. The
+    initializer is placed before the first function or initializer that uses
+    it and after every initializer storing a global it reads. Names are
+    IREE's, uniqued with `_0`, `_1`, ... for later selections.
 
     ```mlir
-    util.global private @__allocator_select_0_device : !hal.device
-    util.global private @__allocator_select_0_queue_affinity : i64
-    util.global private @__allocator_select_0_memory_types : i32
-    util.global private @__allocator_select_0_buffer_usage : i32
+    util.global private @__allocator_select_device : !hal.device
+    util.global private @__allocator_select_affinity : i64
+    util.global private @__allocator_select_memory_types : i32
+    util.global private @__allocator_select_buffer_usage : i32
     ```
   }];
   let dependentDialects = ["::fleet::util::UtilDialect"];
