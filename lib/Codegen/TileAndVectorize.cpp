@@ -35,8 +35,11 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/Support/Debug.h"
 
 using namespace mlir;
+
+#define DEBUG_TYPE "codegen-tile-and-vectorize"
 
 namespace fleet::codegen::detail {
 
@@ -171,7 +174,9 @@ void vectorizeStaticOps(func::FuncOp func, RewriterBase &rewriter) {
     int64_t iterations = 1;
     for (int64_t range : ranges)
       iterations *= range;
-    if (iterations > kMaxVectorizedIterations)
+    // Zero iterations: nothing to vectorize (a vector dim cannot be 0); the
+    // op lowers to loops that do not run.
+    if (iterations == 0 || iterations > kMaxVectorizedIterations)
       continue;
     if (failed(linalg::vectorizeOpPrecondition(op)))
       continue;
@@ -335,9 +340,20 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
   KernelKind kind = config ? config->kind
                     : root ? classifyKernel(func, root)
                            : KernelKind::Generic;
-  // Nothing to tile without a single root or without loops (0-d ops).
-  if (!root || root.getNumLoops() == 0)
+  // Nothing to tile without a single root or without loops (0-d ops), or
+  // when some loop has no iterations (a zero-size dimension: the op yields
+  // its init, and tile sizes of an empty range are meaningless).
+  bool emptyIterationSpace = false;
+  func.walk([&](linalg::LinalgOp op) {
+    if (llvm::is_contained(op.getStaticLoopRanges(), 0))
+      emptyIterationSpace = true;
+  });
+  if (!root || root.getNumLoops() == 0 || emptyIterationSpace) {
+    LLVM_DEBUG(if (emptyIterationSpace) llvm::dbgs()
+               << "zero-size iteration space in @" << func.getSymName()
+               << ": generic (no tiling)\n");
     kind = KernelKind::Generic;
+  }
   LogicalResult tiled = success();
   switch (kind) {
   case KernelKind::Matmul:

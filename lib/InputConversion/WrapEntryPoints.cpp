@@ -119,11 +119,18 @@ LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
   std::string publicName = func.getSymName().str();
   FunctionType type = func.getFunctionType();
 
-  // The original keeps the body under a private name.
+  // The original keeps the body under a private name; calls inside the
+  // module follow it (they pass tensors), external callers get the wrapper.
+  auto internalName = StringAttr::get(context, "_" + publicName);
+  if (failed(SymbolTable::replaceAllSymbolUses(func.getOperation(),
+                                               internalName,
+                                               func->getParentOp())))
+    return func.emitError() << "cannot redirect the module's calls of @"
+                            << publicName << " to @" << internalName.getValue();
   OpBuilder builder(func);
   auto wrapper =
       cast<util::FuncOp>(builder.cloneWithoutRegions(*func.getOperation()));
-  func.setSymName("_" + publicName);
+  func.setSymName(internalName);
   func.setPrivate();
   func.removeArgAttrsAttr();
   func.removeResAttrsAttr();

@@ -307,15 +307,24 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
             return failure();
           resources[op.getResult()] = *resource;
         } else {
-          FailureOr<Value> resource = getResourceAt(
-              b, loc, op.getOperandMutable().get(),
-              analysis.getValueAffinity(op.getOperandMutable().get()));
+          Attribute source =
+              analysis.getValueAffinity(op.getOperandMutable().get());
+          FailureOr<Value> resource =
+              getResourceAt(b, loc, op.getOperandMutable().get(), source);
           if (failed(resource))
             return failure();
-          Value size = getSize(b, loc, op.getType());
-          resources[op.getResult()] = stream::AsyncTransferOp::create(
-              b, loc, unknown, *resource, size, size, Attribute{},
-              analysis.getValueAffinity(op.getOperandMutable().get()), target);
+          if (source == target) {
+            // Already there: a no-op, scheduled as if it were not written.
+            LLVM_DEBUG(llvm::dbgs() << "transfer to its own affinity "
+                                    << target << " dropped at " << loc
+                                    << "\n");
+            resources[op.getResult()] = *resource;
+          } else {
+            Value size = getSize(b, loc, op.getType());
+            resources[op.getResult()] = stream::AsyncTransferOp::create(
+                b, loc, unknown, *resource, size, size, Attribute{}, source,
+                target);
+          }
         }
         toErase.push_back(op);
         return success();
