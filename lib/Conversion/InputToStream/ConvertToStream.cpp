@@ -3,25 +3,34 @@
 // Invariant established: host functions hold no tensor values. Every tensor
 // became a `!stream.resource` (size: its static byte count) on the affinity
 // AffinityAnalysis gives it; `flow.dispatch` became `stream.async.dispatch
-// on(E)`, `flow.tensor.transfer` a `stream.async.transfer from(S) -> to(T)`,
-// buffer-view imports/exports `stream.tensor.import/export` of external
-// resources, constants `stream.async.constant` and empty tensors
-// `stream.async.alloca` materialized at each consumer's affinity. A value
-// read on another affinity than where it lives goes through a transfer.
+// on(E)`, `flow.tensor.transfer` a `stream.async.transfer from(S) -> to(T)`
+// (nothing when S is T), buffer-view imports/exports `stream.tensor.import/
+// export` of external resources, constants `stream.async.constant` and
+// empty tensors `stream.async.alloca` materialized at each consumer's
+// affinity. A value read on another affinity than where it lives goes
+// through a transfer.
+//
+// Built on MLIR's dialect conversion: a type converter (tensor ->
+// `!stream.resource<*>`), one pattern per op and applyPartialConversion on
+// each host callable. Floating values (constants, empty tensors) stay legal
+// until their consumers have materialized them (Placement.h), then are
+// erased; resources of another lifetime enter through lifetime transfers
+// that are folded away where only stream ops use them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fleet/Conversion/Passes.h"
 
+#include "Placement.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
-#include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/ADT/TypeSwitch.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "stream-conversion"
@@ -33,433 +42,503 @@ namespace fleet {
 
 using namespace mlir;
 using namespace fleet;
+using fleet::stream_conversion::Placement;
 
 namespace {
 
-/// Bytes of a static tensor in memory (i1 takes a byte per element).
-int64_t getByteSize(RankedTensorType type) {
-  int64_t bits = type.getElementTypeBitWidth();
-  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+bool isTensor(Type type) { return isa<RankedTensorType>(type); }
+
+bool hasTensors(Operation *op) {
+  if (llvm::any_of(op->getOperandTypes(), isTensor) ||
+      llvm::any_of(op->getResultTypes(), isTensor))
+    return true;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      if (llvm::any_of(block.getArgumentTypes(), isTensor))
+        return true;
+  return false;
 }
 
-stream::ResourceType resourceType(MLIRContext *context,
-                                  stream::Lifetime lifetime) {
+stream::ResourceType getResourceType(MLIRContext *context,
+                                     stream::Lifetime lifetime) {
   return stream::ResourceType::get(context, lifetime);
 }
 
-/// Converts one function body. Tensor values map to resources; floating
-/// values (constants, empty tensors) are materialized per consumer affinity.
-class FunctionConverter {
-public:
-  FunctionConverter(const stream::AffinityAnalysis &analysis)
-      : analysis(analysis) {}
+/// A pattern with the shared Placement.
+template <typename OpTy>
+struct PlacementPattern : public OpConversionPattern<OpTy> {
+  PlacementPattern(const TypeConverter &converter, MLIRContext *context,
+                   Placement &placement)
+      : OpConversionPattern<OpTy>(converter, context), placement(placement) {}
 
-  LogicalResult convert(Region &body);
-
-private:
-  LogicalResult convertOp(Operation *op);
-  Value getSize(OpBuilder &b, Location loc, RankedTensorType type);
-  /// The resource holding `tensor` on `affinity`, transferring if needed.
-  FailureOr<Value> getResourceAt(OpBuilder &b, Location loc, Value tensor,
-                                 Attribute affinity);
-  FailureOr<Value> materializeFloating(OpBuilder &b, Location loc,
-                                       Value tensor, Attribute affinity);
-
-  /// The tensor type `value` had before the conversion retyped it in place
-  /// (loop-carried values), or its current tensor type; null otherwise.
-  RankedTensorType tensorTypeOf(Value value) {
-    if (RankedTensorType type = originalTypes.lookup(value))
-      return type;
-    return dyn_cast<RankedTensorType>(value.getType());
+  Attribute getExecution(Operation *op) const {
+    return placement.getAnalysis().getExecutionAffinity(op);
   }
-  /// Retypes a loop/branch-carried tensor value as a resource in place.
-  void retype(Value value) {
-    auto type = cast<RankedTensorType>(value.getType());
-    originalTypes[value] = type;
-    value.setType(stream::ResourceType::get(value.getContext(),
-                                            stream::Lifetime::Unknown));
-    resources[value] = value;
+  /// Where `value` lives, else the default affinity at `op`.
+  Attribute getAffinityOr(Value value, Operation *op) const {
+    Attribute affinity = placement.getAnalysis().getValueAffinity(value);
+    return affinity ? affinity : placement.getAnalysis().getDefaultAffinity(op);
   }
-  LogicalResult convertRegionOp(Operation *op);
 
-  const stream::AffinityAnalysis &analysis;
-  DenseMap<Value, RankedTensorType> originalTypes;
-  DenseMap<Value, Value> resources;
-  DenseMap<std::pair<Value, Attribute>, Value> placed;
-  SmallVector<Operation *> toErase;
+  Placement &placement;
 };
 
-Value FunctionConverter::getSize(OpBuilder &b, Location loc,
-                                 RankedTensorType type) {
-  return arith::ConstantIndexOp::create(b, loc, getByteSize(type));
-}
-
-FailureOr<Value> FunctionConverter::materializeFloating(OpBuilder &b,
-                                                        Location loc,
-                                                        Value tensor,
-                                                        Attribute affinity) {
-  auto key = std::make_pair(tensor, affinity);
-  if (Value existing = placed.lookup(key))
-    return existing;
-  Operation *producer = tensor.getDefiningOp();
-  auto type = tensorTypeOf(tensor);
-  MLIRContext *context = b.getContext();
-  Value result;
-  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(producer)) {
-    FailureOr<Value> source =
-        materializeFloating(b, loc, producer->getOperand(0), affinity);
-    if (failed(source))
-      return failure();
-    result = *source;
-  } else if (auto constant = dyn_cast<arith::ConstantOp>(producer)) {
-    // Materialize where the consumer runs; one copy per affinity.
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(producer);
-    result = stream::AsyncConstantOp::create(
-        b, loc, resourceType(context, stream::Lifetime::Constant),
-        constant.getValue(), getSize(b, loc, type),
-        /*await_timepoint=*/Value{}, affinity);
-  } else if (isa<tensor::EmptyOp>(producer)) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(producer);
-    result = stream::AsyncAllocaOp::create(
-        b, loc, resourceType(context, stream::Lifetime::Unknown),
-        getSize(b, loc, type), affinity);
-  } else {
-    return emitError(loc) << "cannot place value produced by '"
-                          << producer->getName() << "'";
-  }
-  placed[key] = result;
-  return result;
-}
-
-FailureOr<Value> FunctionConverter::getResourceAt(OpBuilder &b, Location loc,
-                                                  Value tensor,
-                                                  Attribute affinity) {
-  if (stream::AffinityAnalysis::isFloating(tensor))
-    return materializeFloating(b, loc, tensor, affinity);
-  Value resource = resources.lookup(tensor);
-  if (!resource)
-    return emitError(loc) << "tensor value has no resource (unsupported "
-                             "producer or block argument)";
-  Attribute lives = analysis.getValueAffinity(tensor);
-  if (!affinity || !lives || lives == affinity)
-    return resource;
-  // Read on another affinity than where it lives: transfer (elided later
-  // when the topology lets the consumer reach the producer's memory).
-  auto key = std::make_pair(tensor, affinity);
-  if (Value existing = placed.lookup(key))
-    return existing;
-  RankedTensorType type = tensorTypeOf(tensor);
-  Value size = getSize(b, loc, type);
-  Value transferred = stream::AsyncTransferOp::create(
-      b, loc, resourceType(b.getContext(), stream::Lifetime::Unknown),
-      resource, size, size, /*execution_affinity=*/Attribute{}, lives,
-      affinity);
-  placed[key] = transferred;
-  return transferred;
-}
-
-LogicalResult FunctionConverter::convertOp(Operation *op) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  MLIRContext *context = op->getContext();
-  auto external = resourceType(context, stream::Lifetime::External);
-  auto unknown = resourceType(context, stream::Lifetime::Unknown);
-  Attribute execution = analysis.getExecutionAffinity(op);
-
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](hal::TensorImportOp op) -> LogicalResult {
-        auto type = cast<RankedTensorType>(op.getType());
-        Attribute affinity = analysis.getValueAffinity(op.getResult());
-        Value size = getSize(b, loc, type);
-        Value resource = stream::TensorImportOp::create(
-            b, loc, external, op.getSourceMutable().get(), type, ValueRange{}, size,
-            /*consume=*/false, affinity);
-        if (Value fence = op.getWaitFence()) {
-          // Wait for the producer of the buffer before first use.
-          Value timepoint = stream::TimepointImportOp::create(
-              b, loc, stream::TimepointType::get(context), ValueRange{fence},
-              affinity);
-          resource = stream::TimepointAwaitOp::create(
-                         b, loc, TypeRange{external}, ValueRange{resource},
-                         ValueRange{size}, timepoint, /*sync=*/false)
-                         .getResult(0);
-        }
-        resources[op.getResult()] = resource;
-        toErase.push_back(op);
-        return success();
-      })
-      .Case([&](hal::TensorExportOp op) -> LogicalResult {
-        RankedTensorType type = tensorTypeOf(op.getSourceMutable().get());
-        Attribute affinity = execution;
-        FailureOr<Value> resource =
-            getResourceAt(b, loc, op.getSourceMutable().get(), affinity);
-        if (failed(resource))
-          return failure();
-        Value size = getSize(b, loc, type);
-        Value exported = *resource;
-        if (cast<stream::ResourceType>(exported.getType()).getLifetime() !=
-            stream::Lifetime::External)
-          exported = stream::AsyncTransferOp::create(
-              b, loc, external, exported, size, size, Attribute{}, affinity,
-              affinity);
-        Value view = stream::TensorExportOp::create(
-            b, loc, op.getType(), exported, TypeAttr::get(type), ValueRange{},
-            size, affinity);
-        op.getResult().replaceAllUsesWith(view);
-        toErase.push_back(op);
-        return success();
-      })
-      .Case([&](hal::TensorAliasOp op) -> LogicalResult {
-        // The result is produced in the caller's storage: import the
-        // storage and update it with the value.
-        RankedTensorType type = tensorTypeOf(op.getSourceMutable().get());
-        Attribute affinity = execution;
-        FailureOr<Value> resource =
-            getResourceAt(b, loc, op.getSourceMutable().get(), affinity);
-        if (failed(resource))
-          return failure();
-        Value size = getSize(b, loc, type);
-        Value storage = stream::TensorImportOp::create(
-            b, loc, external, op.getStorage(), type, ValueRange{}, size,
-            /*consume=*/false, affinity);
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        Value updated = stream::AsyncUpdateOp::create(
-            b, loc, external, storage, size, zero, size, *resource, size,
-            affinity);
-        resources[op.getResult()] = updated;
-        toErase.push_back(op);
-        return success();
-      })
-      .Case([&](hal::TensorBarrierOp op) -> LogicalResult {
-        SmallVector<Value> timepoints;
-        for (auto [source, result] :
-             llvm::zip(op.getSources(), op.getResults())) {
-          RankedTensorType type = tensorTypeOf(source);
-          Attribute affinity = analysis.getValueAffinity(source);
-          if (!affinity)
-            affinity = analysis.getDefaultAffinity(op);
-          FailureOr<Value> resource = getResourceAt(b, loc, source, affinity);
-          if (failed(resource))
-            return failure();
-          auto barrier = stream::TimepointBarrierOp::create(
-              b, loc, resource->getType(),
-              stream::TimepointType::get(context), *resource,
-              getSize(b, loc, type), affinity);
-          resources[result] = barrier.getResult();
-          timepoints.push_back(barrier.getResultTimepoint());
-        }
-        Value joined =
-            timepoints.size() == 1
-                ? timepoints.front()
-                : stream::TimepointJoinOp::create(
-                      b, loc, stream::TimepointType::get(context), timepoints)
-                      .getResult();
-        stream::TimepointChainExternalOp::create(
-            b, loc, joined, ValueRange{op.getSignalFence()}, execution);
-        toErase.push_back(op);
-        return success();
-      })
-      .Case([&](flow::DispatchOp op) -> LogicalResult {
-        SmallVector<Value> operands, sizes, offsets, ends, lengths;
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        for (Value argument : op.getArguments()) {
-          RankedTensorType type = tensorTypeOf(argument);
-          if (!type) {
-            operands.push_back(argument);
-            continue;
-          }
-          FailureOr<Value> resource =
-              getResourceAt(b, loc, argument, execution);
-          if (failed(resource))
-            return failure();
-          Value size = getSize(b, loc, type);
-          operands.push_back(*resource);
-          sizes.push_back(size);
-          offsets.push_back(zero);
-          ends.push_back(size);
-          lengths.push_back(size);
-        }
-        SmallVector<Value> resultSizes;
-        SmallVector<Type> resultTypes;
-        for (Type type : op.getResultTypes()) {
-          resultSizes.push_back(getSize(b, loc, cast<RankedTensorType>(type)));
-          resultTypes.push_back(unknown);
-        }
-        auto dispatch = stream::AsyncDispatchOp::create(
-            b, loc, resultTypes, op.getWorkload(), operands, sizes, offsets,
-            ends, lengths, resultSizes, /*tied_operands=*/ArrayAttr{},
-            b.getArrayAttr({op.getEntryPoint()}), execution);
-        for (auto [from, to] :
-             llvm::zip(op.getResults(), dispatch.getResults()))
-          resources[from] = to;
-        toErase.push_back(op);
-        return success();
-      })
-      .Case([&](flow::TensorTransferOp op) -> LogicalResult {
-        Attribute target = op.getTargetAttr();
-        if (stream::AffinityAnalysis::isFloating(op.getOperandMutable().get())) {
-          // Nothing to move: build the value where it is needed.
-          FailureOr<Value> resource =
-              materializeFloating(b, loc, op.getOperandMutable().get(), target);
-          if (failed(resource))
-            return failure();
-          resources[op.getResult()] = *resource;
-        } else {
-          Attribute source =
-              analysis.getValueAffinity(op.getOperandMutable().get());
-          FailureOr<Value> resource =
-              getResourceAt(b, loc, op.getOperandMutable().get(), source);
-          if (failed(resource))
-            return failure();
-          if (source == target) {
-            // Already there: a no-op, scheduled as if it were not written.
-            LLVM_DEBUG(llvm::dbgs() << "transfer to its own affinity "
-                                    << target << " dropped at " << loc
-                                    << "\n");
-            resources[op.getResult()] = *resource;
-          } else {
-            Value size = getSize(b, loc, op.getType());
-            resources[op.getResult()] = stream::AsyncTransferOp::create(
-                b, loc, unknown, *resource, size, size, Attribute{}, source,
-                target);
-          }
-        }
-        toErase.push_back(op);
-        return success();
-      })
-      .Case([&](flow::TensorBarrierOp op) -> LogicalResult {
-        FailureOr<Value> resource =
-            getResourceAt(b, loc, op.getOperandMutable().get(), op.getTargetAttr());
-        if (failed(resource))
-          return failure();
-        resources[op.getResult()] = *resource;
-        toErase.push_back(op);
-        return success();
-      })
-      .Case<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-          [&](Operation *op) -> LogicalResult {
-            // Same bytes, new shape.
-            if (Value resource = resources.lookup(op->getOperand(0)))
-              resources[op->getResult(0)] = resource;
-            toErase.push_back(op);
-            return success();
-          })
-      .Case<arith::ConstantOp, tensor::EmptyOp>([&](Operation *op) {
-        if (isa<ShapedType>(op->getResult(0).getType()))
-          toErase.push_back(op);
-        return success();
-      })
-      .Case<scf::ForOp, scf::IfOp, scf::YieldOp>(
-          [&](Operation *op) { return convertRegionOp(op); })
-      .Default([&](Operation *op) -> LogicalResult {
-        auto isTensor = llvm::IsaPred<RankedTensorType>;
-        if (llvm::any_of(op->getOperandTypes(), isTensor) ||
-            llvm::any_of(op->getResultTypes(), isTensor))
-          return op->emitOpError()
-                 << "takes or returns tensors that the stream phase cannot "
-                    "convert (calls with tensors must be inlined; tensor "
-                    "globals and tensor control flow are not supported yet)";
-        return success();
-      });
-}
-
-/// Loops and branches carrying tensors carry resources instead: their
-/// results and region arguments are retyped in place (placed where the
-/// analysis placed them), inits and yielded values are the resources at the
-/// carried value's affinity.
-LogicalResult FunctionConverter::convertRegionOp(Operation *op) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  auto carried = [&](Value value) { return tensorTypeOf(value) != nullptr; };
-  // Carried values have an undecided lifetime (RefineUsage picks it); a
-  // resource with another one enters through a lifetime transfer.
-  auto asUnknown = [&](Value resource, Value tensor, Attribute affinity) {
-    auto unknown =
-        stream::ResourceType::get(op->getContext(), stream::Lifetime::Unknown);
-    if (resource.getType() == unknown)
-      return resource;
-    Value size = getSize(b, loc, tensorTypeOf(tensor));
-    return Value(stream::AsyncTransferOp::create(b, loc, unknown, resource,
-                                                 size, size, Attribute{},
-                                                 affinity, affinity));
-  };
-  if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
-      if (!carried(init))
-        continue;
-      Attribute affinity = analysis.getValueAffinity(loop.getResult(i));
-      if (!affinity)
-        affinity = analysis.getDefaultAffinity(loop);
-      FailureOr<Value> resource = getResourceAt(b, loc, init, affinity);
-      if (failed(resource))
-        return failure();
-      loop.getInitArgsMutable()[i].set(asUnknown(*resource, init, affinity));
-      retype(loop.getRegionIterArgs()[i]);
-      retype(loop.getResult(i));
+struct ImportPattern : public PlacementPattern<hal::TensorImportOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(hal::TensorImportOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = op.getContext();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto external = getResourceType(context, stream::Lifetime::External);
+    Attribute affinity =
+        placement.getAnalysis().getValueAffinity(op.getResult());
+    Value size = placement.getSize(rewriter, loc, type);
+    Value resource = stream::TensorImportOp::create(
+        rewriter, loc, external, adaptor.getSource(), type, ValueRange{},
+        size, /*consume=*/false, affinity);
+    if (Value fence = adaptor.getWaitFence()) {
+      // Wait for the producer of the buffer before first use.
+      Value timepoint = stream::TimepointImportOp::create(
+          rewriter, loc, stream::TimepointType::get(context),
+          ValueRange{fence}, affinity);
+      resource = stream::TimepointAwaitOp::create(
+                     rewriter, loc, TypeRange{external}, ValueRange{resource},
+                     ValueRange{size}, timepoint, /*sync=*/false)
+                     .getResult(0);
     }
+    rewriter.replaceOp(op, placement.asUnknown(rewriter, loc, resource, type,
+                                               affinity, /*foldable=*/true));
     return success();
   }
-  if (auto branch = dyn_cast<scf::IfOp>(op)) {
-    for (Value result : branch.getResults())
-      if (carried(result))
-        retype(result);
-    return success();
-  }
-  auto yield = cast<scf::YieldOp>(op);
-  Operation *parent = yield->getParentOp();
-  for (OpOperand &operand : yield->getOpOperands()) {
-    if (!carried(operand.get()))
-      continue;
-    Value target = parent->getResult(operand.getOperandNumber());
-    Attribute affinity = analysis.getValueAffinity(target);
-    if (!affinity)
-      affinity = analysis.getDefaultAffinity(parent);
-    FailureOr<Value> resource = getResourceAt(b, loc, operand.get(), affinity);
+};
+
+struct ExportPattern : public PlacementPattern<hal::TensorExportOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(hal::TensorExportOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value source = op.getSource();
+    auto type = cast<RankedTensorType>(source.getType());
+    Attribute affinity = getExecution(op);
+    FailureOr<Value> resource = placement.getResourceAt(
+        rewriter, loc, source, adaptor.getSource(), affinity);
     if (failed(resource))
       return failure();
-    operand.set(asUnknown(*resource, operand.get(), affinity));
+    Value size = placement.getSize(rewriter, loc, type);
+    Value exported = *resource;
+    auto external = getResourceType(op.getContext(), stream::Lifetime::External);
+    if (exported.getType() != external)
+      exported = stream::AsyncTransferOp::create(
+          rewriter, loc, external, exported, size, size, Attribute{}, affinity,
+          affinity);
+    rewriter.replaceOpWithNewOp<stream::TensorExportOp>(
+        op, op.getType(), exported, TypeAttr::get(type), ValueRange{}, size,
+        affinity);
+    return success();
   }
-  return success();
+};
+
+/// The result is produced in the caller's storage: import the storage and
+/// update it with the value.
+struct AliasPattern : public PlacementPattern<hal::TensorAliasOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(hal::TensorAliasOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value source = op.getSource();
+    auto type = cast<RankedTensorType>(source.getType());
+    Attribute affinity = getExecution(op);
+    FailureOr<Value> resource = placement.getResourceAt(
+        rewriter, loc, source, adaptor.getSource(), affinity);
+    if (failed(resource))
+      return failure();
+    auto external = getResourceType(op.getContext(), stream::Lifetime::External);
+    Value size = placement.getSize(rewriter, loc, type);
+    Value storage = stream::TensorImportOp::create(
+        rewriter, loc, external, adaptor.getStorage(), type, ValueRange{},
+        size, /*consume=*/false, affinity);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value updated = stream::AsyncUpdateOp::create(
+        rewriter, loc, external, storage, size, zero, size, *resource, size,
+        affinity);
+    rewriter.replaceOp(op, placement.asUnknown(rewriter, loc, updated, type,
+                                               affinity, /*foldable=*/true));
+    return success();
+  }
+};
+
+struct TensorBarrierPattern : public PlacementPattern<hal::TensorBarrierOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(hal::TensorBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = op.getContext();
+    SmallVector<Value> results, timepoints;
+    for (auto [source, converted] :
+         llvm::zip(op.getSources(), adaptor.getSources())) {
+      auto type = cast<RankedTensorType>(source.getType());
+      Attribute affinity = getAffinityOr(source, op);
+      FailureOr<Value> resource =
+          placement.getResourceAt(rewriter, loc, source, converted, affinity);
+      if (failed(resource))
+        return failure();
+      auto barrier = stream::TimepointBarrierOp::create(
+          rewriter, loc, resource->getType(),
+          stream::TimepointType::get(context), *resource,
+          placement.getSize(rewriter, loc, type), affinity);
+      results.push_back(placement.asUnknown(rewriter, loc, barrier.getResult(),
+                                            type, affinity,
+                                            /*foldable=*/true));
+      timepoints.push_back(barrier.getResultTimepoint());
+    }
+    Value joined = timepoints.size() == 1
+                       ? timepoints.front()
+                       : stream::TimepointJoinOp::create(
+                             rewriter, loc, stream::TimepointType::get(context),
+                             timepoints)
+                             .getResult();
+    stream::TimepointChainExternalOp::create(
+        rewriter, loc, joined, ValueRange{adaptor.getSignalFence()},
+        getExecution(op));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct DispatchPattern : public PlacementPattern<flow::DispatchOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(flow::DispatchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Attribute execution = getExecution(op);
+    SmallVector<Value> operands, sizes, offsets, ends, lengths;
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    for (auto [argument, converted] :
+         llvm::zip(op.getArguments(), adaptor.getArguments())) {
+      auto type = dyn_cast<RankedTensorType>(argument.getType());
+      if (!type) {
+        operands.push_back(converted);
+        continue;
+      }
+      FailureOr<Value> resource = placement.getResourceAt(
+          rewriter, loc, argument, converted, execution);
+      if (failed(resource))
+        return failure();
+      Value size = placement.getSize(rewriter, loc, type);
+      operands.push_back(*resource);
+      sizes.push_back(size);
+      offsets.push_back(zero);
+      ends.push_back(size);
+      lengths.push_back(size);
+    }
+    SmallVector<Value> resultSizes;
+    SmallVector<Type> resultTypes;
+    for (Type type : op.getResultTypes()) {
+      resultSizes.push_back(
+          placement.getSize(rewriter, loc, cast<RankedTensorType>(type)));
+      resultTypes.push_back(
+          getResourceType(op.getContext(), stream::Lifetime::Unknown));
+    }
+    rewriter.replaceOpWithNewOp<stream::AsyncDispatchOp>(
+        op, resultTypes, adaptor.getWorkload(), operands, sizes, offsets, ends,
+        lengths, resultSizes, /*tied_operands=*/ArrayAttr{},
+        rewriter.getArrayAttr({op.getEntryPoint()}), execution);
+    return success();
+  }
+};
+
+struct TransferPattern : public PlacementPattern<flow::TensorTransferOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(flow::TensorTransferOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value operand = op.getOperand();
+    auto type = cast<RankedTensorType>(operand.getType());
+    Attribute target = op.getTargetAttr();
+    if (stream::AffinityAnalysis::isFloating(operand)) {
+      // Nothing to move: build the value where it is needed.
+      FailureOr<Value> resource = placement.getResourceAt(
+          rewriter, loc, operand, adaptor.getOperand(), target);
+      if (failed(resource))
+        return failure();
+      rewriter.replaceOp(op, placement.asUnknown(rewriter, loc, *resource,
+                                                 type, target,
+                                                 /*foldable=*/true));
+      return success();
+    }
+    Attribute source = placement.getAnalysis().getValueAffinity(operand);
+    FailureOr<Value> resource = placement.getResourceAt(
+        rewriter, loc, operand, adaptor.getOperand(), source);
+    if (failed(resource))
+      return failure();
+    if (source == target) {
+      // Already there: a no-op, scheduled as if it were not written.
+      LLVM_DEBUG(llvm::dbgs() << "transfer to its own affinity " << target
+                              << " dropped at " << loc << "\n");
+      rewriter.replaceOp(op, placement.asUnknown(rewriter, loc, *resource,
+                                                 type, source,
+                                                 /*foldable=*/true));
+      return success();
+    }
+    Value size = placement.getSize(rewriter, loc, type);
+    rewriter.replaceOpWithNewOp<stream::AsyncTransferOp>(
+        op, getResourceType(op.getContext(), stream::Lifetime::Unknown),
+        *resource, size, size, Attribute{}, source, target);
+    return success();
+  }
+};
+
+/// flow.tensor.barrier: the value, made available on the target.
+struct FlowBarrierPattern : public PlacementPattern<flow::TensorBarrierOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(flow::TensorBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getOperand().getType());
+    FailureOr<Value> resource =
+        placement.getResourceAt(rewriter, loc, op.getOperand(),
+                                adaptor.getOperand(), op.getTargetAttr());
+    if (failed(resource))
+      return failure();
+    rewriter.replaceOp(op, placement.asUnknown(rewriter, loc, *resource, type,
+                                               op.getTargetAttr(),
+                                               /*foldable=*/true));
+    return success();
+  }
+};
+
+/// Reshapes of placed values: the same bytes.
+template <typename OpTy>
+struct ReshapePattern : public PlacementPattern<OpTy> {
+  using PlacementPattern<OpTy>::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+/// A loop carrying tensors carries resources `*` at the carried value's
+/// affinity; the body's block arguments are converted with it.
+struct ForPattern : public PlacementPattern<scf::ForOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(scf::ForOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> inits;
+    SmallVector<Type> resultTypes;
+    for (auto [i, init, converted] :
+         llvm::enumerate(op.getInitArgs(), adaptor.getInitArgs())) {
+      auto type = dyn_cast<RankedTensorType>(init.getType());
+      if (!type) {
+        inits.push_back(converted);
+        resultTypes.push_back(converted.getType());
+        continue;
+      }
+      Attribute affinity = getAffinityOr(op.getResult(i), op);
+      FailureOr<Value> resource =
+          placement.getResourceAt(rewriter, loc, init, converted, affinity);
+      if (failed(resource))
+        return failure();
+      inits.push_back(placement.asUnknown(rewriter, loc, *resource, type,
+                                          affinity, /*foldable=*/false));
+      resultTypes.push_back(inits.back().getType());
+    }
+    auto loop = cast<scf::ForOp>(rewriter.cloneWithoutRegions(*op));
+    loop->setOperands(llvm::to_vector(llvm::concat<Value>(
+        ValueRange{adaptor.getLowerBound(), adaptor.getUpperBound(),
+                   adaptor.getStep()},
+        ValueRange(inits))));
+    for (auto [result, type] : llvm::zip(loop.getResults(), resultTypes))
+      result.setType(type);
+    rewriter.inlineRegionBefore(op.getRegion(), loop.getRegion(),
+                                loop.getRegion().end());
+    if (failed(rewriter.convertRegionTypes(&loop.getRegion(),
+                                           *getTypeConverter())))
+      return failure();
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+struct IfPattern : public PlacementPattern<scf::IfOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(scf::IfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> resultTypes;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(),
+                                                resultTypes)))
+      return failure();
+    auto branch = cast<scf::IfOp>(rewriter.cloneWithoutRegions(*op));
+    branch->setOperands(adaptor.getOperands());
+    for (auto [result, type] : llvm::zip(branch.getResults(), resultTypes))
+      result.setType(type);
+    rewriter.inlineRegionBefore(op.getThenRegion(), branch.getThenRegion(),
+                                branch.getThenRegion().end());
+    rewriter.inlineRegionBefore(op.getElseRegion(), branch.getElseRegion(),
+                                branch.getElseRegion().end());
+    rewriter.replaceOp(op, branch.getResults());
+    return success();
+  }
+};
+
+/// Yielded tensors are the resources at the affinity of the parent's
+/// result, as `*` (what the parent carries).
+struct YieldPattern : public PlacementPattern<scf::YieldOp> {
+  YieldPattern(const TypeConverter &converter, MLIRContext *context,
+               Placement &placement,
+               const DenseMap<Operation *, SmallVector<Attribute>> &affinities)
+      : PlacementPattern(converter, context, placement),
+        affinities(affinities) {}
+
+  LogicalResult
+  matchAndRewrite(scf::YieldOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto it = affinities.find(op);
+    if (it == affinities.end())
+      return rewriter.notifyMatchFailure(op, "yield of an unconverted parent");
+    SmallVector<Value> operands;
+    for (auto [i, value, converted] :
+         llvm::enumerate(op.getResults(), adaptor.getResults())) {
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      if (!type) {
+        operands.push_back(converted);
+        continue;
+      }
+      Attribute affinity = it->second[i];
+      FailureOr<Value> resource =
+          placement.getResourceAt(rewriter, loc, value, converted, affinity);
+      if (failed(resource))
+        return failure();
+      operands.push_back(placement.asUnknown(rewriter, loc, *resource, type,
+                                             affinity, /*foldable=*/false));
+    }
+    rewriter.replaceOpWithNewOp<scf::YieldOp>(op, operands);
+    return success();
+  }
+
+  const DenseMap<Operation *, SmallVector<Attribute>> &affinities;
+};
+
+/// Ops carrying tensors that the stream phase cannot convert, reported
+/// before the conversion (which would only say "failed to legalize").
+LogicalResult checkSupported(Operation *callable) {
+  for (Region &region : callable->getRegions())
+    for (Block &block : region)
+      for (BlockArgument arg : block.getArguments())
+        if (isTensor(arg.getType()))
+          return emitError(arg.getLoc())
+                 << "functions with tensor arguments must be inlined into an "
+                    "ABI wrapper before the stream phase";
+  WalkResult result = callable->walk([](Operation *op) {
+    if (isa<hal::TensorImportOp, hal::TensorExportOp, hal::TensorAliasOp,
+            hal::TensorBarrierOp, flow::DispatchOp, flow::TensorTransferOp,
+            flow::TensorBarrierOp, tensor::ExpandShapeOp,
+            tensor::CollapseShapeOp, tensor::EmptyOp, arith::ConstantOp,
+            scf::ForOp, scf::IfOp, scf::YieldOp>(op) ||
+        !hasTensors(op))
+      return WalkResult::advance();
+    op->emitOpError() << "takes or returns tensors that the stream phase "
+                         "cannot convert (calls with tensors must be "
+                         "inlined; tensor globals and tensor control flow "
+                         "are not supported yet)";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
 }
 
-LogicalResult FunctionConverter::convert(Region &body) {
-  for (Block &block : body)
-    for (BlockArgument arg : block.getArguments())
-      if (isa<RankedTensorType>(arg.getType()))
-        return emitError(arg.getLoc())
-               << "functions with tensor arguments must be inlined into an "
-                  "ABI wrapper before the stream phase";
-  // Pre-order: loops are retyped before their bodies are converted.
-  WalkResult result = body.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    return failed(convertOp(op)) ? WalkResult::interrupt()
-                                 : WalkResult::advance();
+/// For every scf.yield carrying tensors: the affinity of each parent result
+/// it feeds (the parent's pattern moves the yield before it is converted).
+DenseMap<Operation *, SmallVector<Attribute>>
+collectYieldAffinities(Operation *callable,
+                       const stream::AffinityAnalysis &analysis) {
+  DenseMap<Operation *, SmallVector<Attribute>> affinities;
+  callable->walk([&](scf::YieldOp yield) {
+    Operation *parent = yield->getParentOp();
+    if (!llvm::any_of(yield->getOperandTypes(), isTensor))
+      return;
+    SmallVector<Attribute> &list = affinities[yield];
+    for (Value result : parent->getResults()) {
+      Attribute affinity = analysis.getValueAffinity(result);
+      list.push_back(affinity ? affinity
+                              : analysis.getDefaultAffinity(parent));
+    }
   });
-  if (result.wasInterrupted())
-    return failure();
-  for (Operation *op : llvm::reverse(toErase)) {
-    op->dropAllUses();
-    op->erase();
-  }
-  return success();
+  return affinities;
 }
 
 struct ConvertToStreamPass
     : public fleet::impl::ConvertToStreamPassBase<ConvertToStreamPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
     stream::AffinityAnalysis analysis(module);
     if (failed(analysis.run()))
       return signalPassFailure();
-    for (Operation &op : module.getBody()->getOperations()) {
-      if (!isa<util::FuncOp, util::InitializerOp>(op))
-        continue;
-      FunctionConverter converter(analysis);
-      for (Region &region : op.getRegions())
-        if (failed(converter.convert(region)))
-          return signalPassFailure();
+
+    SmallVector<Operation *> callables;
+    for (Operation &op : module.getBody()->getOperations())
+      if (isa<util::FuncOp, util::InitializerOp>(op))
+        callables.push_back(&op);
+    DenseMap<Operation *, SmallVector<Attribute>> yieldAffinities;
+    for (Operation *callable : callables) {
+      if (failed(checkSupported(callable)))
+        return signalPassFailure();
+      for (auto &entry : collectYieldAffinities(callable, analysis))
+        yieldAffinities.insert(entry);
     }
+
+    TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    converter.addConversion([](RankedTensorType type) -> Type {
+      return stream::ResourceType::get(type.getContext(),
+                                       stream::Lifetime::Unknown);
+    });
+
+    ConversionTarget target(*context);
+    // Floating values stay until their consumers materialized them.
+    target.addDynamicallyLegalOp<arith::ConstantOp, tensor::EmptyOp,
+                                 tensor::ExpandShapeOp,
+                                 tensor::CollapseShapeOp>([](Operation *op) {
+      return !hasTensors(op) ||
+             stream::AffinityAnalysis::isFloating(op->getResult(0));
+    });
+    target.markUnknownOpDynamicallyLegal(
+        [](Operation *op) { return !hasTensors(op); });
+
+    Placement placement(analysis);
+    RewritePatternSet patterns(context);
+    patterns.add<ImportPattern, ExportPattern, AliasPattern,
+                 TensorBarrierPattern, DispatchPattern, TransferPattern,
+                 FlowBarrierPattern, ReshapePattern<tensor::ExpandShapeOp>,
+                 ReshapePattern<tensor::CollapseShapeOp>, ForPattern,
+                 IfPattern>(converter, context, placement);
+    patterns.add<YieldPattern>(converter, context, placement,
+                               yieldAffinities);
+    if (failed(applyPartialConversion(callables, target, std::move(patterns))))
+      return signalPassFailure();
+
+    placement.foldLifetimeAdapters();
+    // Floating tensors all consumers materialized.
+    for (Operation *callable : callables)
+      callable->walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+        if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::ExpandShapeOp,
+                tensor::CollapseShapeOp>(op) &&
+            hasTensors(op) && op->use_empty())
+          op->erase();
+      });
   }
 };
 

@@ -1,0 +1,79 @@
+//===- Placement.h - where converted tensors live, for stream-conversion -===//
+//
+// Internal to lib/Conversion/InputToStream. stream-conversion's patterns ask
+// one Placement for the resource holding a (pre-conversion) tensor value on
+// an affinity: the value's converted resource where it lives, a transfer
+// from there, or — for floating values (constants, empty tensors and
+// reshapes of them, AffinityAnalysis::isFloating) — a copy materialized at
+// the consumer's affinity. Results are cached per (tensor, affinity), so
+// every consumer on one affinity shares one transfer or one constant.
+//
+// Not thread-safe; one Placement per pass run. The analysis must have run
+// on the IR before conversion; values and ops are the originals, which the
+// conversion framework keeps alive until it finishes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_LIB_CONVERSION_INPUTTOSTREAM_PLACEMENT_H
+#define FLEET_LIB_CONVERSION_INPUTTOSTREAM_PLACEMENT_H
+
+#include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace fleet::stream_conversion {
+
+/// Bytes of a static tensor in a buffer (i1 takes a byte per element).
+int64_t getByteSize(mlir::RankedTensorType type);
+
+class Placement {
+public:
+  explicit Placement(const stream::AffinityAnalysis &analysis)
+      : analysis(analysis) {}
+
+  const stream::AffinityAnalysis &getAnalysis() const { return analysis; }
+
+  /// An `index` constant holding the byte size of `type`.
+  mlir::Value getSize(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::RankedTensorType type);
+
+  /// The resource holding `tensor` on `affinity`. `converted` is the value
+  /// the conversion gave `tensor` (ignored for floating tensors; a lifetime
+  /// adapter is looked through, so consumers see the real lifetime); a null
+  /// affinity means "where it lives".
+  mlir::FailureOr<mlir::Value> getResourceAt(mlir::OpBuilder &b,
+                                             mlir::Location loc,
+                                             mlir::Value tensor,
+                                             mlir::Value converted,
+                                             mlir::Attribute affinity);
+
+  /// `resource` as a `!stream.resource<*>` on `affinity`: itself, or a
+  /// lifetime-only transfer. Transfers made with `foldable` are recorded
+  /// and removed after the conversion where only stream ops use them
+  /// (foldLifetimeAdapters).
+  mlir::Value asUnknown(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value resource, mlir::RankedTensorType type,
+                        mlir::Attribute affinity, bool foldable);
+
+  /// Replaces each recorded lifetime adapter by its source where every user
+  /// is a streamable op reading it untied (those take any lifetime); control
+  /// flow, barriers, awaits and tied operands keep them, as their types must
+  /// agree.
+  void foldLifetimeAdapters();
+
+private:
+  mlir::FailureOr<mlir::Value> materializeFloating(mlir::OpBuilder &b,
+                                                   mlir::Location loc,
+                                                   mlir::Value tensor,
+                                                   mlir::Attribute affinity);
+
+  const stream::AffinityAnalysis &analysis;
+  llvm::DenseMap<std::pair<mlir::Value, mlir::Attribute>, mlir::Value> placed;
+  llvm::SmallVector<stream::AsyncTransferOp> adapters;
+  llvm::SmallPtrSet<mlir::Operation *, 16> adapterSet;
+};
+
+} // namespace fleet::stream_conversion
+
+#endif // FLEET_LIB_CONVERSION_INPUTTOSTREAM_PLACEMENT_H
