@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
 
+#include <optional>
+
 #define DEBUG_TYPE "abi-wrap-entry-points"
 
 namespace fleet::input {
@@ -365,13 +367,39 @@ struct WrapEntryPointsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (executionModel != "async-internal" &&
-        executionModel != "async-external") {
-      module.emitError() << "unknown execution model '" << executionModel
-                         << "' (expected async-internal or async-external)";
+    // IREE's invocation-model and Fleet's older executionModel select the
+    // same thing; given both, they must agree.
+    // Neither given: the global --execution-model (fleet-opt and
+    // fleet-compile; docs/contributing.md "IREE flags").
+    std::string model = executionModel;
+    if (invocationModel.empty() && model.empty())
+      model = input::getFlagDefaults().executionModel;
+    std::optional<bool> coarseFences, fromExecutionModel;
+    if (!invocationModel.empty()) {
+      if (invocationModel != "sync" && invocationModel != "coarse-fences") {
+        module.emitError() << "unknown invocation model '" << invocationModel
+                           << "' (expected sync or coarse-fences)";
+        return signalPassFailure();
+      }
+      coarseFences = invocationModel == "coarse-fences";
+    }
+    if (!model.empty()) {
+      if (model != "async-internal" && model != "async-external") {
+        module.emitError() << "unknown execution model '" << model
+                           << "' (expected async-internal or async-external)";
+        return signalPassFailure();
+      }
+      fromExecutionModel = model == "async-external";
+    }
+    if (coarseFences && fromExecutionModel &&
+        *coarseFences != *fromExecutionModel) {
+      module.emitError() << "invocation-model=" << invocationModel
+                         << " and executionModel=" << executionModel
+                         << " disagree";
       return signalPassFailure();
     }
-    bool asyncExternal = executionModel == "async-external";
+    bool asyncExternal =
+        coarseFences.value_or(fromExecutionModel.value_or(false));
     SymbolTable symbolTable(module);
     SmallVector<util::FuncOp> exports, imports;
     for (auto func : module.getOps<util::FuncOp>()) {

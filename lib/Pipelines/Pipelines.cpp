@@ -16,6 +16,17 @@ using namespace mlir;
 
 namespace fleet {
 
+CompileOptions CompileOptions::fromFlags() {
+  CompileOptions options;
+  const hal::FlagDefaults &hal = hal::getFlagDefaults();
+  options.targetDevices = hal.targetDevices;
+  options.externalResourcesMappable = hal.externalResourcesMappable;
+  options.targetCPU = codegen::getFlagDefaults().targetCPU;
+  options.asyncExternal =
+      input::getFlagDefaults().executionModel == "async-external";
+  return options;
+}
+
 void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(input::createConvertToUtilPass());
   hal::AssignTargetDevicesPassOptions deviceOptions;
@@ -23,8 +34,7 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
                                     options.targetDevices.end());
   pm.addPass(hal::createAssignTargetDevicesPass(deviceOptions));
   input::WrapEntryPointsPassOptions wrapOptions;
-  wrapOptions.executionModel =
-      options.asyncExternal ? "async-external" : "async-internal";
+  wrapOptions.invocationModel = options.asyncExternal ? "coarse-fences" : "sync";
   pm.addPass(input::createWrapEntryPointsPass(wrapOptions));
   pm.addPass(util::createAttributeCallGraphPass());
   pm.addPass(createInlinerPass());
@@ -87,13 +97,13 @@ void registerPipelines() {
   PassPipelineRegistration<>(
       "stream-transformation-pipeline",
       "Fleet's stream phase: tensors to cmd-level stream IR (docs/pipeline.md)",
-      [](OpPassManager &pm) { buildStreamPipeline(pm, CompileOptions()); });
+      [](OpPassManager &pm) { buildStreamPipeline(pm, CompileOptions::fromFlags()); });
   PassPipelineRegistration<>(
       "fleet-input-pipeline", "Fleet's input phase (docs/design.md §1)",
-      [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions()); });
+      [](OpPassManager &pm) { buildInputPipeline(pm, CompileOptions::fromFlags()); });
   PassPipelineRegistration<>(
       "fleet-hal-pipeline", "Fleet's HAL phase (docs/pipeline.md §3)",
-      [](OpPassManager &pm) { buildHALPipeline(pm, CompileOptions()); });
+      [](OpPassManager &pm) { buildHALPipeline(pm, CompileOptions::fromFlags()); });
 }
 
 } // namespace fleet

@@ -1,5 +1,10 @@
 // RUN: fleet-opt %s --split-input-file --hal-serialize-executables | FileCheck %s
 // RUN: fleet-opt %s --split-input-file --hal-serialize-executables=target-cpu=x86-64-v3 | FileCheck %s
+// The global --llvmcpu-target-cpu (IREE's --iree-llvmcpu-target-cpu) is the
+// option's default; the option given explicitly wins.
+// RUN: not fleet-opt %s --split-input-file --llvmcpu-target-cpu=no-such-cpu --hal-serialize-executables 2>&1 | FileCheck %s --check-prefix=BADCPU
+// RUN: fleet-opt %s --split-input-file --llvmcpu-target-cpu=no-such-cpu --hal-serialize-executables=target-cpu=x86-64-v3 | FileCheck %s
+// BADCPU: error: 'hal.executable.variant' op kernel compilation failed: unknown target CPU 'no-such-cpu'
 
 // The kernel module of an llvm-cpu variant (as StreamToHAL leaves it: the
 // stream.executable's module, arguments still !stream.binding) becomes one

@@ -1,5 +1,18 @@
 // RUN: fleet-opt %s --split-input-file --abi-wrap-entry-points | FileCheck %s
 // RUN: fleet-opt %s --split-input-file --abi-wrap-entry-points="executionModel=async-external" | FileCheck %s --check-prefix=ASYNC
+// IREE's option (iree-abi-wrap-entry-points{invocation-model=...}): sync is
+// the default, coarse-fences is async-external.
+// RUN: fleet-opt %s --split-input-file --pass-pipeline='builtin.module(abi-wrap-entry-points{invocation-model=sync})' | FileCheck %s
+// RUN: fleet-opt %s --split-input-file --pass-pipeline='builtin.module(abi-wrap-entry-points{invocation-model=coarse-fences})' | FileCheck %s --check-prefix=ASYNC
+// RUN: fleet-opt %s --split-input-file --abi-wrap-entry-points="invocation-model=coarse-fences executionModel=async-external" | FileCheck %s --check-prefix=ASYNC
+// Neither option given: the global --execution-model (IREE's
+// --iree-execution-model) decides.
+// RUN: fleet-opt %s --split-input-file --execution-model=async-external --abi-wrap-entry-points | FileCheck %s --check-prefix=ASYNC
+// RUN: fleet-opt %s --split-input-file --execution-model=async-external --abi-wrap-entry-points=invocation-model=sync | FileCheck %s
+// RUN: not fleet-opt %s --abi-wrap-entry-points="invocation-model=fences" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not fleet-opt %s --abi-wrap-entry-points="invocation-model=sync executionModel=async-external" 2>&1 | FileCheck %s --check-prefix=DISAGREE
+// BAD: error: unknown invocation model 'fences' (expected sync or coarse-fences)
+// DISAGREE: error: invocation-model=sync and executionModel=async-external disagree
 
 // A synchronous export: buffer views in and out, the original kept private.
 // CHECK-LABEL: util.func public @abs(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub}

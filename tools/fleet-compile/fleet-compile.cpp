@@ -5,13 +5,19 @@
 //
 // Input `-` reads stdin; without -o (or with -o -) the output goes to stdout.
 // --compile-to stops after a phase and prints IR text instead of the artifact.
-// IREE's flags are accepted without the `iree-` prefix; unknown flags are
-// rejected by the command-line parser with exit code 1.
+// IREE's flags are accepted without the `iree-` prefix: --hal-target-device,
+// --execution-model, --stream-external-resources-mappable (alias
+// --hal-external-resources-mappable) and --llvmcpu-target-cpu are registered
+// by fleet/Tools/CompilerFlags.h for fleet-opt too (docs/contributing.md
+// "IREE flags"). Unknown flags are rejected by the command-line parser with
+// exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fleet/Artifact/Artifact.h"
+#include "fleet/InputConversion/Passes.h"
 #include "fleet/Pipelines/Pipelines.h"
+#include "fleet/Tools/CompilerFlags.h"
 #include "fleet/Tools/InitAll.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -48,30 +54,11 @@ static cl::opt<fleet::CompilePhase> compileTo(
                clEnumValN(fleet::CompilePhase::HAL, "hal",
                           "the host program before kernel codegen")),
     cl::init(fleet::CompilePhase::End), cl::cat(category));
-static cl::list<std::string> targetDevices(
-    "hal-target-device",
-    cl::desc("Device to compile for: local | NAME=local | NAME=local[N] "
-             "(repeatable; used when the input declares no device globals)"),
-    cl::cat(category));
 static cl::list<std::string> localBackends(
     "hal-local-target-device-backends",
     cl::desc("Kernel backends for local devices: llvm-cpu (vmvx is accepted "
              "and compiled to native code too)"),
     cl::CommaSeparated, cl::cat(category));
-static cl::opt<std::string> executionModel(
-    "execution-model",
-    cl::desc("async-internal (default) or async-external (exports take a "
-             "wait and a signal fence)"),
-    cl::init("async-internal"), cl::cat(category));
-static cl::opt<bool> externalResourcesMappable(
-    "hal-external-resources-mappable",
-    cl::desc("Give external resources host mapping bits"), cl::init(false),
-    cl::cat(category));
-static cl::opt<std::string> targetCPU(
-    "llvmcpu-target-cpu",
-    cl::desc("CPU of the kernels: host (default) or an LLVM CPU name such as "
-             "x86-64-v3 for portable artifacts"),
-    cl::init("host"), cl::cat(category));
 
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "fleet-compile") << message << "\n";
@@ -84,17 +71,15 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  cl::HideUnrelatedOptions({&category});
+  fleet::registerCompilerFlags();
+  cl::HideUnrelatedOptions({&category, &fleet::getCompilerFlagsCategory()});
   cl::ParseCommandLineOptions(argc, argv,
                               "Fleet compiler: MLIR program -> .fleet artifact\n");
 
-  fleet::CompileOptions options;
-  options.targetDevices.assign(targetDevices.begin(), targetDevices.end());
-  options.externalResourcesMappable = externalResourcesMappable;
-  options.targetCPU = targetCPU;
-  if (executionModel == "async-external")
-    options.asyncExternal = true;
-  else if (executionModel != "async-internal")
+  fleet::CompileOptions options = fleet::CompileOptions::fromFlags();
+  const std::string &executionModel =
+      fleet::input::getFlagDefaults().executionModel;
+  if (executionModel != "async-internal" && executionModel != "async-external")
     return fail("unknown --execution-model '" + executionModel +
                 "' (expected async-internal or async-external)");
   for (const std::string &backend : localBackends) {

@@ -12,7 +12,19 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <string>
+
 namespace fleet::codegen {
+
+/// What the codegen pass options default to: the value of the global flag
+/// `--llvmcpu-target-cpu`, which fleet/Tools/CompilerFlags.h registers in
+/// fleet-opt and fleet-compile (docs/contributing.md "IREE flags"). An
+/// option given to the pass explicitly wins.
+struct FlagDefaults {
+  /// Default of `target-cpu` of `--hal-serialize-executables`.
+  std::string targetCPU = "host";
+};
+FlagDefaults &getFlagDefaults();
 
 #define GEN_PASS_DECL
 #include "fleet/Codegen/Passes.h.inc"

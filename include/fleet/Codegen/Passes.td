@@ -83,9 +83,11 @@ def SerializeExecutablesPass
     the export and the reason.
   }];
   let options = [
-    Option<"targetCPU", "target-cpu", "std::string", /*default=*/"\"host\"",
+    Option<"targetCPU", "target-cpu", "std::string",
+           /*default=*/"::fleet::codegen::getFlagDefaults().targetCPU",
            "CPU to compile for: `host` (the detected CPU and its features) "
-           "or an LLVM CPU name such as `x86-64-v3`">
+           "or an LLVM CPU name such as `x86-64-v3` (default: the global "
+           "--llvmcpu-target-cpu, itself `host` by default)">
   ];
 }
 

@@ -36,8 +36,10 @@ def WrapEntryPointsPass : Pass<"abi-wrap-entry-points", "mlir::ModuleOp"> {
       `stream.affinity` and the default for its imports/exports.
     - `iree.abi.output = N` on a tensor argument binds result N to that
       argument's storage with `hal.tensor.alias`.
-    - With `executionModel=async-external`, or `iree.abi.model =
-      "coarse-fences"` on the function, the wrapper takes a wait and a signal
+    - With `invocation-model=coarse-fences` (IREE's option; Fleet's older
+      spelling `executionModel=async-external` means the same), or
+      `iree.abi.model = "coarse-fences"` on the function, the wrapper takes
+      a wait and a signal
       fence last: imports wait on the wait fence, a `hal.tensor.barrier`
       signals the signal fence when the results are ready, and the wrapper is
       marked `hal.abi.convention = #hal.abi.convention<coarse_fences>`.
@@ -58,9 +60,16 @@ def WrapEntryPointsPass : Pass<"abi-wrap-entry-points", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
+    Option<"invocationModel", "invocation-model", "std::string",
+           /*default=*/"\"\"",
+           "sync (default: synchronous exports) or coarse-fences (one wait "
+           "fence for all inputs, one signal fence for all outputs), as IREE">,
     Option<"executionModel", "executionModel", "std::string",
-           /*default=*/"\"async-internal\"",
-           "async-internal (synchronous exports) or async-external (coarse-fences exports)">,
+           /*default=*/"\"\"",
+           "Fleet's older spelling of invocation-model, named after "
+           "--execution-model: async-internal (= sync) or async-external "
+           "(= coarse-fences); neither option given: the global "
+           "--execution-model">,
   ];
   let dependentDialects = ["::fleet::util::UtilDialect", "::fleet::hal::HALDialect"];
 }

@@ -23,10 +23,16 @@ struct CompileOptions {
   std::vector<std::string> targetDevices;
   /// `--execution-model=async-external`: exports take coarse fences.
   bool asyncExternal = false;
-  /// `--hal-external-resources-mappable`: external resources get mapping bits.
+  /// `--stream-external-resources-mappable` (alias
+  /// `--hal-external-resources-mappable`): external resources get mapping
+  /// bits.
   bool externalResourcesMappable = false;
   /// `--llvmcpu-target-cpu`: "host" or an LLVM CPU name (e.g. x86-64-v3).
   std::string targetCPU = "host";
+
+  /// The options the global compiler flags set (fleet/Tools/CompilerFlags.h;
+  /// their defaults when the flags are not registered or not given).
+  static CompileOptions fromFlags();
 };
 
 /// Input phase: func→util, device globals, ABI wrapping, call-graph

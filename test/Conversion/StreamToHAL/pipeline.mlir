@@ -1,5 +1,8 @@
 // RUN: fleet-opt %s --fleet-hal-pipeline | FileCheck %s
 // RUN: fleet-opt %s --fleet-hal-pipeline | FileCheck %s --check-prefix=HOST
+// IREE's --iree-stream-external-resources-mappable (StreamToHAL's bits for
+// external allocations): the result buffer becomes host-visible, mappable.
+// RUN: fleet-opt %s --fleet-hal-pipeline --stream-external-resources-mappable | FileCheck %s --check-prefix=MAPPABLE
 
 // The HAL phase end to end on docs/pipeline.md's `abs` at cmd level: the
 // single-device memory properties are folded to constants and the host
@@ -20,6 +23,11 @@
 // CHECK: hal.fence.await until([%[[DONE]]])
 // CHECK: %[[VIEW:.+]] = hal.buffer_view.create buffer(%[[OUT]] : !hal.buffer)
 // CHECK: util.return %[[VIEW]] : !hal.buffer_view
+
+// MAPPABLE-LABEL: util.func public @abs
+// MAPPABLE-DAG: %[[BU:.+]] = hal.buffer_usage<"TransferSource|TransferTarget|Transfer|DispatchStorageRead|DispatchStorageWrite|DispatchStorage|MappingScoped|MappingAccessRandom|Mapping"> : i32
+// MAPPABLE-DAG: %[[MT:.+]] = hal.memory_type<"HostVisible|DeviceVisible|DeviceLocal"> : i32
+// MAPPABLE: hal.device.queue.alloca<{{.+}} type(%[[MT]]) usage(%[[BU]])
 
 // HOST-LABEL: util.func public @abs
 // HOST-NOT: stream.

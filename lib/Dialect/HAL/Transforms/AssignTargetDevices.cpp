@@ -130,7 +130,11 @@ struct AssignTargetDevicesPass
       setDefaultAffinity(module, existing.getDevices().front().getName());
       return;
     }
+    // The option, else the global --hal-target-device flags (fleet-opt and
+    // fleet-compile; docs/contributing.md "IREE flags"), else one local.
     SmallVector<std::string> specs(targetDevices.begin(), targetDevices.end());
+    if (specs.empty())
+      llvm::append_range(specs, getFlagDefaults().targetDevices);
     if (specs.empty())
       specs.push_back("local");
 

@@ -1,5 +1,9 @@
 // RUN: fleet-opt %s --split-input-file --hal-assign-target-devices | FileCheck %s --check-prefix=DEFAULT
 // RUN: fleet-opt %s --split-input-file --hal-assign-target-devices="targetDevices=a=local,b=local,c=local[5]" | FileCheck %s --check-prefix=NAMED
+// Without the option the global --hal-target-device flags (IREE's
+// --iree-hal-target-device) give the specs; the option wins over them.
+// RUN: fleet-opt %s --split-input-file --hal-target-device=a=local --hal-target-device=b=local --hal-target-device=c=local[5] --hal-assign-target-devices | FileCheck %s --check-prefix=NAMED
+// RUN: fleet-opt %s --split-input-file --hal-target-device=x=local --hal-assign-target-devices="targetDevices=a=local,b=local,c=local[5]" | FileCheck %s --check-prefix=NAMED
 
 // No device in the input: one unnamed local device by default, or the named
 // ones in the order given (ordinals count per backend unless [N] is given).

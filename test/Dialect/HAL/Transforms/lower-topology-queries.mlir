@@ -1,5 +1,9 @@
 // RUN: fleet-opt %s --split-input-file --hal-lower-topology-queries | FileCheck %s
 // RUN: fleet-opt %s --split-input-file --hal-lower-topology-queries --canonicalize --cse | FileCheck %s --check-prefix=FOLDED
+// The global --stream-external-resources-mappable (IREE's
+// --iree-stream-external-resources-mappable) is the option's default.
+// RUN: fleet-opt %s --split-input-file --hal-lower-topology-queries --stream-external-resources-mappable | FileCheck %s --check-prefix=MAPPABLE
+// RUN: fleet-opt %s --split-input-file --hal-lower-topology-queries=external-resources-mappable=true | FileCheck %s --check-prefix=MAPPABLE
 
 // Two devices the static topology says nothing about: the link kinds are
 // asked at run time in both directions (unified_memory either way counts),
@@ -22,6 +26,12 @@
 // CHECK-NOT: hal.device.query.link
 // CHECK-NOT: hal.allocator.resolve_memory_properties
 // CHECK: hal.allocator.select from([{{.+}}]) type(%{{.+}}) usage(%{{.+}})
+
+// With external resources mappable their base bits are HostVisible, Mapping.
+// MAPPABLE-LABEL: util.func public @two_devices
+// MAPPABLE-DAG: hal.memory_type<"HostVisible|DeviceVisible|DeviceLocal"> : i32
+// MAPPABLE-DAG: hal.buffer_usage<"TransferSource|TransferTarget|Transfer|DispatchStorageRead|DispatchStorageWrite|DispatchStorage|MappingScoped|MappingAccessRandom|Mapping"> : i32
+// MAPPABLE: hal.allocator.select
 module {
   util.global private @a = #hal.device.target<"local"> : !hal.device
   util.global private @b = #hal.device.target<"local", {discrete = true, ordinal = 1 : index}> : !hal.device

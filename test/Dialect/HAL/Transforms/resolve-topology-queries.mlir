@@ -1,5 +1,12 @@
 // RUN: fleet-opt %s --split-input-file --hal-resolve-topology-queries | FileCheck %s
 // RUN: fleet-opt %s --split-input-file --hal-resolve-topology-queries=external-resources-mappable=true | FileCheck %s --check-prefix=MAPPABLE
+// The global flag is the option's default: IREE's
+// --iree-hal-external-resources-mappable as --hal-external-resources-mappable
+// (an alias of --stream-external-resources-mappable); the option given
+// explicitly wins.
+// RUN: fleet-opt %s --split-input-file --hal-resolve-topology-queries --hal-external-resources-mappable | FileCheck %s --check-prefix=MAPPABLE
+// RUN: fleet-opt %s --split-input-file --hal-resolve-topology-queries --stream-external-resources-mappable | FileCheck %s --check-prefix=MAPPABLE
+// RUN: fleet-opt %s --split-input-file --hal-resolve-topology-queries=external-resources-mappable=false --hal-external-resources-mappable | FileCheck %s
 
 // Transparent access from @b to memory on @a: @a (first, reached by @b)
 // allocates, and the peer's in-place access adds HostVisible +

@@ -12,7 +12,9 @@ def AssignTargetDevicesPass : Pass<"hal-assign-target-devices", "mlir::ModuleOp"
     `local` (one unnamed device, `@__device_0`), `NAME=local`,
     `NAME=local[N]` (ordinal N; without `[N]` the ordinal counts earlier
     devices of the same backend). A module that declares device globals keeps
-    them and ignores the option. The first device becomes the module's
+    them and ignores the option. Without the option the specs of the global
+    `--hal-target-device` flags are used (fleet-opt and fleet-compile), and
+    without those one `local` device. The first device becomes the module's
     `stream.affinity.default` unless one is set.
 
     ```mlir
@@ -23,7 +25,8 @@ def AssignTargetDevicesPass : Pass<"hal-assign-target-devices", "mlir::ModuleOp"
   }];
   let options = [
     ListOption<"targetDevices", "targetDevices", "std::string",
-               "Device specs: local | NAME=local | NAME=local[N]">,
+               "Device specs: local | NAME=local | NAME=local[N] (when "
+               "empty: the global --hal-target-device flags, else `local`)">,
   ];
   let dependentDialects = ["::fleet::util::UtilDialect", "::fleet::hal::HALDialect"];
 }
@@ -86,9 +89,10 @@ def ResolveTopologyQueriesPass : Pass<"hal-resolve-topology-queries", "mlir::Mod
   }];
   let options = [
     Option<"externalResourcesMappable", "external-resources-mappable", "bool",
-           /*default=*/"false",
+           /*default=*/"::fleet::hal::getFlagDefaults().externalResourcesMappable",
            "External resources are also HostVisible with Mapping usage "
-           "(fleet-compile --hal-external-resources-mappable)">,
+           "(default: the global --stream-external-resources-mappable, "
+           "alias --hal-external-resources-mappable)">,
   ];
   let dependentDialects = ["::fleet::hal::HALDialect"];
 }
@@ -113,9 +117,10 @@ def LowerTopologyQueriesPass : Pass<"hal-lower-topology-queries", "mlir::ModuleO
   }];
   let options = [
     Option<"externalResourcesMappable", "external-resources-mappable", "bool",
-           /*default=*/"false",
+           /*default=*/"::fleet::hal::getFlagDefaults().externalResourcesMappable",
            "External resources are also HostVisible with Mapping usage "
-           "(must match --hal-resolve-topology-queries)">,
+           "(must match --hal-resolve-topology-queries; default: the global "
+           "--stream-external-resources-mappable)">,
   ];
   let dependentDialects = ["::fleet::hal::HALDialect",
                            "::fleet::util::UtilDialect",
