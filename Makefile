@@ -44,8 +44,10 @@ test-tsan: configure
 demo: build
 	@scripts/demo $(BUILD)
 
+# make bench FIGURES="P3": only those rows of the table.
+FIGURES ?=
 bench: build
-	@scripts/bench $(BUILD)
+	@scripts/bench $(BUILD) $(FIGURES)
 
 clean:
 	rm -rf $(BUILD)
