@@ -320,6 +320,8 @@ compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
   optimizeModule(*llvmModule, **machine);
   if (options.dumpStream)
     *options.dumpStream << "// -----// LLVM IR\n" << *llvmModule << "\n";
+  if (options.llvmIRStream)
+    *options.llvmIRStream << *llvmModule;
 
   llvm::SmallVector<char, 0> buffer;
   {

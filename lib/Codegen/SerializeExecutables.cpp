@@ -14,7 +14,11 @@
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Threading.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "hal-serialize-executables"
 
@@ -37,7 +41,31 @@ struct Job {
   codegen::KernelCompileOptions options;
   std::optional<codegen::KernelObject> object;
   std::string error;
+  /// The LLVM IR compiled, for dump-intermediates-path.
+  std::string llvmIR;
 };
+
+/// Writes `job`'s LLVM IR to `dir/<executable>_<variant>.codegen.ll`.
+LogicalResult writeIntermediates(Job &job, StringRef dir) {
+  auto executable = job.variant->getParentOfType<hal::ExecutableOp>();
+  std::string name = (executable ? executable.getSymName().str() + "_" : "") +
+                     job.variant.getSymName().str() + ".codegen.ll";
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code error = llvm::sys::fs::create_directories(dir);
+  if (!error) {
+    llvm::raw_fd_ostream os(path, error);
+    if (!error) {
+      os << job.llvmIR;
+      os.close();
+      error = os.error();
+    }
+  }
+  if (error)
+    return job.variant.emitOpError("cannot write ")
+           << path << ": " << error.message();
+  return success();
+}
 
 struct SerializeExecutablesPass
     : public fleet::codegen::impl::SerializeExecutablesPassBase<
@@ -45,6 +73,13 @@ struct SerializeExecutablesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (!target.empty() && target != kBackend) {
+      getOperation().emitError()
+          << "hal-serialize-executables: target '" << target
+          << "' is not a backend Fleet compiles kernels for (only '"
+          << kBackend << "')";
+      return signalPassFailure();
+    }
     std::vector<Job> jobs;
     bool failedToPrepare = false;
     getOperation().walk([&](hal::ExecutableVariantOp variant) {
@@ -52,6 +87,9 @@ struct SerializeExecutablesPass
       if (!module)
         return;
       if (variant.getTarget().getBackend().getValue() != kBackend) {
+        // target=llvm-cpu: the other backends' variants are not ours.
+        if (!target.empty())
+          return;
         variant.emitOpError("has target backend ")
             << variant.getTarget().getBackend()
             << "; hal-serialize-executables compiles only '" << kBackend
@@ -77,9 +115,14 @@ struct SerializeExecutablesPass
       return signalPassFailure();
 
     // Each compilation has its own context (KernelCompiler.h).
-    (void)failableParallelForEach(&getContext(), jobs, [](Job &job) {
+    bool dump = !dumpIntermediatesPath.empty();
+    (void)failableParallelForEach(&getContext(), jobs, [&](Job &job) {
+      llvm::raw_string_ostream llvmIR(job.llvmIR);
+      if (dump)
+        job.options.llvmIRStream = &llvmIR;
       llvm::Expected<codegen::KernelObject> object =
           codegen::compileKernelModule(job.module, job.options);
+      job.options.llvmIRStream = nullptr;
       if (!object) {
         job.error = llvm::toString(object.takeError());
         return failure();
@@ -95,6 +138,8 @@ struct SerializeExecutablesPass
         failedToCompile = true;
         continue;
       }
+      if (dump && failed(writeIntermediates(job, dumpIntermediatesPath)))
+        failedToCompile = true;
       LLVM_DEBUG(llvm::dbgs()
                  << job.variant.getSymName() << ": " << job.object->bytes.size()
                  << " bytes, MLIR " << job.object->mlirMillis << " ms, LLVM "

@@ -5,6 +5,16 @@
 // RUN: not fleet-opt %s --split-input-file --llvmcpu-target-cpu=no-such-cpu --hal-serialize-executables 2>&1 | FileCheck %s --check-prefix=BADCPU
 // RUN: fleet-opt %s --split-input-file --llvmcpu-target-cpu=no-such-cpu --hal-serialize-executables=target-cpu=x86-64-v3 | FileCheck %s
 // BADCPU: error: 'hal.executable.variant' op kernel compilation failed: unknown target CPU 'no-such-cpu'
+// dump-intermediates-path (IREE's serialize option): each variant's LLVM IR,
+// as compiled to the object, in DIR/<executable>_<variant>.codegen.ll.
+// RUN: rm -rf %t-dump
+// RUN: fleet-opt %s --split-input-file --hal-serialize-executables="target-cpu=x86-64-v3 dump-intermediates-path=%t-dump" -o /dev/null
+// RUN: FileCheck %s --check-prefix=DUMP < %t-dump/abs_dispatch_x86.codegen.ll
+// RUN: FileCheck %s --check-prefix=DUMP2 < %t-dump/two_exports_x86.codegen.ll
+// DUMP: define {{.*}}@abs(
+// DUMP: attributes #{{[0-9]+}} = {{{.*}}"target-cpu"="x86-64-v3"
+// DUMP2-DAG: define {{.*}}@scale(
+// DUMP2-DAG: define {{.*}}@tile(
 
 // The kernel module of an llvm-cpu variant (as StreamToHAL leaves it: the
 // stream.executable's module, arguments still !stream.binding) becomes one

@@ -43,6 +43,10 @@ struct KernelCompileOptions {
   std::vector<KernelExport> exports;
   /// When set, the IR after each step is printed here (debugging).
   llvm::raw_ostream *dumpStream = nullptr;
+  /// When set, the LLVM IR module compiled to the object (after LLVM's
+  /// optimizations) is printed here
+  /// (`--hal-serialize-executables=dump-intermediates-path=`).
+  llvm::raw_ostream *llvmIRStream = nullptr;
 };
 
 struct KernelObject {

@@ -80,14 +80,27 @@ def SerializeExecutablesPass
     ```
 
     A kernel the compiler cannot handle is an error on the variant naming
-    the export and the reason.
+    the export and the reason. A variant of another backend is an error too,
+    unless `target=llvm-cpu` restricts the pass to llvm-cpu variants (as
+    IREE's per-backend serialization); then the others are left as they
+    are. With `dump-intermediates-path=DIR` each variant's LLVM IR, as
+    compiled to the object, is written to
+    `DIR/<executable>_<variant>.codegen.ll`.
   }];
   let options = [
     Option<"targetCPU", "target-cpu", "std::string",
            /*default=*/"::fleet::codegen::getFlagDefaults().targetCPU",
            "CPU to compile for: `host` (the detected CPU and its features) "
            "or an LLVM CPU name such as `x86-64-v3` (default: the global "
-           "--llvmcpu-target-cpu, itself `host` by default)">
+           "--llvmcpu-target-cpu, itself `host` by default)">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Backend whose variants are serialized (llvm-cpu, Fleet's only "
+           "one); variants of other backends are then left alone. Empty: "
+           "every variant, which must be llvm-cpu">,
+    Option<"dumpIntermediatesPath", "dump-intermediates-path", "std::string",
+           /*default=*/"\"\"",
+           "Directory to write each variant's LLVM IR to "
+           "(<executable>_<variant>.codegen.ll)">
   ];
 }
 
