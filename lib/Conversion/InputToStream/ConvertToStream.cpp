@@ -43,6 +43,7 @@ namespace fleet {
 using namespace mlir;
 using namespace fleet;
 using fleet::stream_conversion::Placement;
+using fleet::stream_conversion::PlacementPattern;
 
 namespace {
 
@@ -63,25 +64,6 @@ stream::ResourceType getResourceType(MLIRContext *context,
                                      stream::Lifetime lifetime) {
   return stream::ResourceType::get(context, lifetime);
 }
-
-/// A pattern with the shared Placement.
-template <typename OpTy>
-struct PlacementPattern : public OpConversionPattern<OpTy> {
-  PlacementPattern(const TypeConverter &converter, MLIRContext *context,
-                   Placement &placement)
-      : OpConversionPattern<OpTy>(converter, context), placement(placement) {}
-
-  Attribute getExecution(Operation *op) const {
-    return placement.getAnalysis().getExecutionAffinity(op);
-  }
-  /// Where `value` lives, else the default affinity at `op`.
-  Attribute getAffinityOr(Value value, Operation *op) const {
-    Attribute affinity = placement.getAnalysis().getValueAffinity(value);
-    return affinity ? affinity : placement.getAnalysis().getDefaultAffinity(op);
-  }
-
-  Placement &placement;
-};
 
 struct ImportPattern : public PlacementPattern<hal::TensorImportOp> {
   using PlacementPattern::PlacementPattern;
@@ -447,13 +429,14 @@ LogicalResult checkSupported(Operation *callable) {
             hal::TensorBarrierOp, flow::DispatchOp, flow::TensorTransferOp,
             flow::TensorBarrierOp, tensor::ExpandShapeOp,
             tensor::CollapseShapeOp, tensor::EmptyOp, arith::ConstantOp,
-            scf::ForOp, scf::IfOp, scf::YieldOp>(op) ||
+            scf::ForOp, scf::IfOp, scf::YieldOp, util::GlobalLoadOp,
+            util::GlobalStoreOp>(op) ||
         !hasTensors(op))
       return WalkResult::advance();
     op->emitOpError() << "takes or returns tensors that the stream phase "
                          "cannot convert (calls with tensors must be "
-                         "inlined; tensor globals and tensor control flow "
-                         "are not supported yet)";
+                         "inlined; tensor control flow other than scf.for "
+                         "and scf.if is not supported yet)";
     return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
@@ -488,6 +471,10 @@ struct ConvertToStreamPass
     if (failed(analysis.run()))
       return signalPassFailure();
 
+    Placement placement(analysis);
+    if (failed(stream_conversion::prepareTensorGlobals(module, placement)))
+      return signalPassFailure();
+
     SmallVector<Operation *> callables;
     for (Operation &op : module.getBody()->getOperations())
       if (isa<util::FuncOp, util::InitializerOp>(op))
@@ -518,7 +505,6 @@ struct ConvertToStreamPass
     target.markUnknownOpDynamicallyLegal(
         [](Operation *op) { return !hasTensors(op); });
 
-    Placement placement(analysis);
     RewritePatternSet patterns(context);
     patterns.add<ImportPattern, ExportPattern, AliasPattern,
                  TensorBarrierPattern, DispatchPattern, TransferPattern,
@@ -527,6 +513,7 @@ struct ConvertToStreamPass
                  IfPattern>(converter, context, placement);
     patterns.add<YieldPattern>(converter, context, placement,
                                yieldAffinities);
+    stream_conversion::populateGlobalPatterns(converter, patterns, placement);
     if (failed(applyPartialConversion(callables, target, std::move(patterns))))
       return signalPassFailure();
 

@@ -82,11 +82,27 @@ FailureOr<Value> Placement::getResourceAt(OpBuilder &b, Location loc,
   Attribute lives = analysis.getValueAffinity(tensor);
   if (!affinity || !lives || lives == affinity)
     return converted;
-  // Read on another affinity than where it lives: transfer (elided later
-  // when the topology lets the consumer reach the producer's memory).
   auto key = std::make_pair(tensor, affinity);
   if (Value existing = placed.lookup(key))
     return existing;
+  if (auto load = tensor.getDefiningOp<util::GlobalLoadOp>()) {
+    auto replica = replicas.lookup(
+        {load.getGlobalAttr().getAttr(), affinity});
+    if (replica) {
+      // The copy made for this device at initialization.
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(load);
+      Value loaded = util::GlobalLoadOp::create(
+          b, loc,
+          stream::ResourceType::get(b.getContext(),
+                                    stream::Lifetime::Constant),
+          replica, /*is_immutable=*/b.getUnitAttr());
+      placed[key] = loaded;
+      return loaded;
+    }
+  }
+  // Read on another affinity than where it lives: transfer (elided later
+  // when the topology lets the consumer reach the producer's memory).
   auto type = cast<RankedTensorType>(tensor.getType());
   Value size = getSize(b, loc, type);
   Value transferred = stream::AsyncTransferOp::create(

@@ -19,6 +19,7 @@
 #include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -56,6 +57,14 @@ public:
                         mlir::Value resource, mlir::RankedTensorType type,
                         mlir::Attribute affinity, bool foldable);
 
+  /// Consumers on `affinity` of loads of the tensor global `global` read the
+  /// replica global `replica` instead (an immutable global's copy for a
+  /// device that does not reach its home, made once at initialization).
+  void addReplica(mlir::StringAttr global, mlir::Attribute affinity,
+                  mlir::FlatSymbolRefAttr replica) {
+    replicas[{global, affinity}] = replica;
+  }
+
   /// Replaces each recorded lifetime adapter by its source where every user
   /// is a streamable op reading it untied (those take any lifetime); control
   /// flow, barriers, awaits and tied operands keep them, as their types must
@@ -70,9 +79,47 @@ private:
 
   const stream::AffinityAnalysis &analysis;
   llvm::DenseMap<std::pair<mlir::Value, mlir::Attribute>, mlir::Value> placed;
+  llvm::DenseMap<std::pair<mlir::StringAttr, mlir::Attribute>,
+                 mlir::FlatSymbolRefAttr>
+      replicas;
   llvm::SmallVector<stream::AsyncTransferOp> adapters;
   llvm::SmallPtrSet<mlir::Operation *, 16> adapterSet;
 };
+
+/// A conversion pattern with the shared Placement.
+template <typename OpTy>
+struct PlacementPattern : public mlir::OpConversionPattern<OpTy> {
+  PlacementPattern(const mlir::TypeConverter &converter,
+                   mlir::MLIRContext *context, Placement &placement)
+      : mlir::OpConversionPattern<OpTy>(converter, context),
+        placement(placement) {}
+
+  mlir::Attribute getExecution(mlir::Operation *op) const {
+    return placement.getAnalysis().getExecutionAffinity(op);
+  }
+  /// Where `value` lives, else the default affinity at `op`.
+  mlir::Attribute getAffinityOr(mlir::Value value, mlir::Operation *op) const {
+    mlir::Attribute affinity = placement.getAnalysis().getValueAffinity(value);
+    return affinity ? affinity : placement.getAnalysis().getDefaultAffinity(op);
+  }
+
+  Placement &placement;
+};
+
+/// Tensor globals (TensorGlobals.cpp): each util.global of tensor type
+/// becomes a resource global (`constant` when immutable, `variable` when
+/// mutable) at its home affinity, its initial value stored by a new
+/// util.initializer, plus one replica per other device that reads an
+/// immutable global with an initial value (recorded in `placement`).
+/// Fails, with a located error, on an initial value of another element
+/// type or one that is not an elements attribute.
+mlir::LogicalResult prepareTensorGlobals(mlir::ModuleOp module,
+                                         Placement &placement);
+
+/// util.global.load/store of tensors -> of resources.
+void populateGlobalPatterns(const mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns,
+                            Placement &placement);
 
 } // namespace fleet::stream_conversion
 

@@ -210,26 +210,35 @@ Value findResourceSize(Value resource, Operation *user,
 } // namespace
 
 LogicalResult fleet::stream_to_hal::resolveResourceSizes(ModuleOp module) {
-  // There is no buffer-length query in Fleet's HAL: every size is already an
-  // SSA value next to its resource (docs/ir-reference.md "sizes in braces").
+  // Almost every size is an SSA value next to its resource
+  // (docs/ir-reference.md "Sizes in braces"); the rest (resources loaded
+  // from globals) become `hal.buffer.length` queries (ResourceSizePattern).
   DominanceInfo dominance(module);
-  bool failedAny = false;
   SmallVector<stream::ResourceSizeOp> sizeOps;
   module.walk([&](stream::ResourceSizeOp op) { sizeOps.push_back(op); });
   for (stream::ResourceSizeOp op : sizeOps) {
     Value size = findResourceSize(op.getOperand(), op, dominance);
-    if (!size) {
-      op.emitOpError() << "asks for the size of a resource whose byte size "
-                          "is not known here (no size-aware producer or "
-                          "user before it)";
-      failedAny = true;
+    if (!size)
       continue;
-    }
     op.getResult().replaceAllUsesWith(size);
     op.erase();
   }
-  return failure(failedAny);
+  return success();
 }
+
+namespace {
+/// A size no SSA value carries: ask the buffer.
+struct ResourceSizePattern : OpConversionPattern<stream::ResourceSizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(stream::ResourceSizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<hal::BufferLengthOp>(
+        op, rewriter.getIndexType(), adaptor.getOperand());
+    return success();
+  }
+};
+} // namespace
 
 void fleet::stream_to_hal::populateResourcePatterns(
     const TypeConverter &typeConverter, const ConversionState &state,
@@ -238,4 +247,5 @@ void fleet::stream_to_hal::populateResourcePatterns(
                ResourceAllocPattern, ResourceTryMapPattern,
                ContextResolvePattern>(typeConverter, patterns.getContext(),
                                       state);
+  patterns.add<ResourceSizePattern>(typeConverter, patterns.getContext());
 }

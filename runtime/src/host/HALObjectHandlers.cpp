@@ -168,6 +168,12 @@ const Instr *bufferViewBuffer(Frame &frame, const Instr *instr) {
   return instr + 1;
 }
 
+const Instr *bufferLength(Frame &frame, const Instr *instr) {
+  FLEET_OPERAND(Buffer, buffer, instr->slots[0], "buffer");
+  frame.scalars[instr->slots[1]] = buffer->byteSize();
+  return instr + 1;
+}
+
 const Instr *bufferViewRank(Frame &frame, const Instr *instr) {
   FLEET_OPERAND(BufferView, view, instr->slots[0], "buffer view");
   frame.scalars[instr->slots[1]] = view->rank();

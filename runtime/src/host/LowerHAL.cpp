@@ -309,6 +309,11 @@ bool FunctionLowering::lowerHAL(Operation *op) {
          {plain(buffer.getBufferView()), plain(buffer.getResult())});
     return true;
   }
+  if (auto length = dyn_cast<halir::BufferLengthOp>(op)) {
+    emit(op, &handlers::bufferLength,
+         {plain(length.getBuffer()), plain(length.getResult())});
+    return true;
+  }
   if (auto rank = dyn_cast<halir::BufferViewRankOp>(op)) {
     emit(op, &handlers::bufferViewRank,
          {plain(rank.getBufferView()), plain(rank.getResult())});

@@ -93,18 +93,6 @@ module {
 
 // -----
 
-// A resource whose size nothing states cannot be sized on the host.
-module {
-  util.global private @dev = #hal.device.target<"local"> : !hal.device
-  util.func public @unknown_size(%r: !stream.resource<external>) -> index {
-    // expected-error @+1 {{asks for the size of a resource whose byte size is not known here}}
-    %s = stream.resource.size %r : !stream.resource<external>
-    util.return %s : index
-  }
-}
-
-// -----
-
 // Only element types with a runtime code cross the ABI.
 module {
   util.global private @dev = #hal.device.target<"local"> : !hal.device

@@ -35,6 +35,14 @@ Attribute fleet::stream::getPinnedExecutionAffinity(Operation *op) {
       .Default([](Operation *) { return Attribute(); });
 }
 
+Attribute fleet::stream::getGlobalHomeAffinity(Operation *global) {
+  if (Attribute affinity = global->getAttr("stream.affinity"))
+    return affinity;
+  if (auto module = global->getParentOfType<ModuleOp>())
+    return module->getAttr("stream.affinity.default");
+  return {};
+}
+
 bool AffinityAnalysis::isFloating(Value value) {
   Operation *op = value.getDefiningOp();
   if (!op)
@@ -95,6 +103,22 @@ void AffinityAnalysis::visit(Operation *op) {
         if (!executionAffinities[op])
           executionAffinities[op] = getDefaultAffinity(op);
         valueAffinities[op.getResult()] = op.getTargetAttr();
+      })
+      .Case([&](util::GlobalLoadOp op) {
+        auto global = symbols.lookupNearestSymbolFrom<util::GlobalOp>(
+            op, op.getGlobalAttr());
+        Attribute home = global ? getGlobalHomeAffinity(global) : Attribute();
+        if (!home || !isDeviceValue(op.getResult()))
+          return;
+        executionAffinities[op] = home;
+        valueAffinities[op.getResult()] = home;
+      })
+      .Case([&](util::GlobalStoreOp op) {
+        auto global = symbols.lookupNearestSymbolFrom<util::GlobalOp>(
+            op, op.getGlobalAttr());
+        Attribute home = global ? getGlobalHomeAffinity(global) : Attribute();
+        if (home && isDeviceValue(op.getValue()))
+          executionAffinities[op] = home;
       })
       .Case([&](flow::TensorBarrierOp op) {
         executionAffinities[op] = op.getTargetAttr();

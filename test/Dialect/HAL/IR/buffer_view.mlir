@@ -15,6 +15,8 @@ util.func public @buffer_views(%b: !hal.buffer, %off: index, %len: index, %d0: i
   %bv0 = hal.buffer_view.create buffer(%b : !hal.buffer)[%off, %len] shape([]) type(%et) encoding(%enc) : !hal.buffer_view attributes {note}
   // CHECK: hal.buffer_view.buffer<%0 : !hal.buffer_view> : !hal.buffer
   %b2 = hal.buffer_view.buffer<%bv : !hal.buffer_view> : !hal.buffer
+  // CHECK: hal.buffer.length<%arg0 : !hal.buffer> : index
+  %blen = hal.buffer.length<%b : !hal.buffer> : index
   // CHECK: hal.buffer_view.rank<%0 : !hal.buffer_view> : index
   %rk = hal.buffer_view.rank<%bv : !hal.buffer_view> : index
   // The dimension is an integer literal without a type.

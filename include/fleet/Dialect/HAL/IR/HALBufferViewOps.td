@@ -57,6 +57,23 @@ def HAL_BufferViewBufferOp : HAL_Op<"buffer_view.buffer", [Pure]> {
   }];
 }
 
+def HAL_BufferLengthOp : HAL_Op<"buffer.length", [Pure]> {
+  let summary = "The byte length of a buffer";
+  let description = [{
+    IREE's op and syntax; the lowering of `stream.resource.size` when no
+    size value is next to the resource (a resource loaded from a global).
+
+    ```mlir
+    %n = hal.buffer.length<%b : !hal.buffer> : index
+    ```
+  }];
+  let arguments = (ins HAL_Buffer:$buffer);
+  let results = (outs Index:$result);
+  let assemblyFormat = [{
+    `<` $buffer `:` type($buffer) `>` `:` type($result) attr-dict-with-keyword
+  }];
+}
+
 def HAL_BufferViewRankOp : HAL_Op<"buffer_view.rank", [Pure]> {
   let summary = "The rank of a view";
   let description = [{

@@ -20,6 +20,9 @@
 //  4. Pins of a value: the affinities of ops that fix where it must be
 //     consumed (exports with `on(...)`, `stream.tensor.export`, results of a
 //     function whose result carries `iree.abi.affinity`).
+//  5. Globals: a tensor global lives at its home, the `stream.affinity` on
+//     the util.global, else the module's `stream.affinity.default`; loads
+//     live there and stores execute there (getGlobalHomeAffinity).
 //
 // Usage (IREE's analysis style): `AffinityAnalysis a(module); if
 // (failed(a.run())) ...; a.getExecutionAffinity(op)`. Not thread-safe to
@@ -30,6 +33,7 @@
 #define FLEET_DIALECT_STREAM_ANALYSIS_AFFINITYANALYSIS_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -68,9 +72,13 @@ private:
   mlir::Attribute placeOperands(mlir::Operation *op) const;
 
   mlir::Operation *root;
+  mlir::SymbolTableCollection symbols;
   llvm::DenseMap<mlir::Operation *, mlir::Attribute> executionAffinities;
   llvm::DenseMap<mlir::Value, mlir::Attribute> valueAffinities;
 };
+
+/// Where the global `global` (a util.global) lives (rule 5), or null.
+mlir::Attribute getGlobalHomeAffinity(mlir::Operation *global);
 
 /// The explicit execution affinity an op names itself (rule 1), or null.
 mlir::Attribute getPinnedExecutionAffinity(mlir::Operation *op);

@@ -1,0 +1,218 @@
+//===- TensorGlobals.cpp - tensor globals to resource globals -------------===//
+//
+// Part of stream-conversion (ConvertToStream.cpp). Invariant established: no
+// util.global, util.global.load or util.global.store has a tensor type.
+//
+// - `util.global @w : tensor<T> = dense<…>` (immutable) becomes
+//   `util.global @w : !stream.resource<constant>` at its home affinity
+//   (AffinityAnalysis rule 5), stored once by a util.initializer placed
+//   after it: `stream.async.constant on(home)`. Every other device that
+//   reads it gets `@w__on_<device>`, a copy transferred at initialization
+//   (elide-async-copies removes the transfer when the device reaches the
+//   home's memory: the replica then is the same buffer). So a weight costs
+//   at most one upload per device, never one per call.
+// - A mutable tensor global becomes `!stream.resource<variable>`; its initial
+//   value is copied into a variable at initialization. Stores transfer the
+//   value to the home as a variable (the host waits for it before storing).
+// - Loads are resource loads; consumers on another device read the replica
+//   or get a transfer (Placement::getResourceAt).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Placement.h"
+
+#include "fleet/Dialect/Stream/Transforms/Utils.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "stream-conversion"
+
+using namespace mlir;
+using namespace fleet;
+
+namespace fleet::stream_conversion {
+
+namespace {
+
+stream::Lifetime getGlobalLifetime(util::GlobalOp global) {
+  return global.getIsMutable() ? stream::Lifetime::Variable
+                               : stream::Lifetime::Constant;
+}
+
+/// The devices other than `home` on which loads of `global` are consumed.
+SmallVector<Attribute> getReplicaAffinities(ModuleOp module,
+                                            util::GlobalOp global,
+                                            Attribute home,
+                                            const stream::AffinityAnalysis &a) {
+  llvm::SetVector<Attribute> affinities;
+  module.walk([&](util::GlobalLoadOp load) {
+    if (load.getGlobalAttr().getAttr() != global.getSymNameAttr())
+      return;
+    for (Attribute affinity : a.getConsumerAffinities(load.getResult()))
+      if (affinity != home && !stream::getAffinityDeviceName(affinity).empty())
+        affinities.insert(affinity);
+  });
+  return affinities.takeVector();
+}
+
+LogicalResult prepareGlobal(ModuleOp module, util::GlobalOp global,
+                            Placement &placement) {
+  auto type = cast<RankedTensorType>(global.getType());
+  MLIRContext *context = global.getContext();
+  Attribute home = stream::getGlobalHomeAffinity(global);
+  if (!home)
+    return global.emitOpError()
+           << "is a tensor global without an affinity: give it "
+              "`stream.affinity` or the module a default device";
+  Attribute initial = global.getInitialValueAttr();
+  auto elements = dyn_cast_or_null<ElementsAttr>(initial);
+  if (initial && !elements)
+    return global.emitOpError()
+           << "has initial value " << initial
+           << "; a tensor global's initial value must be an elements "
+              "attribute (dense, dense_resource, splat)";
+  if (elements && cast<ShapedType>(elements.getType()).getElementType() !=
+                      type.getElementType())
+    return global.emitOpError()
+           << "has an initial value of element type "
+           << cast<ShapedType>(elements.getType()).getElementType()
+           << " but the global holds " << type.getElementType()
+           << "; the stream phase stores the value's bytes as they are";
+
+  stream::Lifetime lifetime = getGlobalLifetime(global);
+  auto resourceType = stream::ResourceType::get(context, lifetime);
+  auto constantType =
+      stream::ResourceType::get(context, stream::Lifetime::Constant);
+  SmallVector<Attribute> replicaAffinities;
+  if (elements && !global.getIsMutable())
+    replicaAffinities =
+        getReplicaAffinities(module, global, home, placement.getAnalysis());
+
+  global.setTypeAttr(TypeAttr::get(resourceType));
+  global.removeInitialValueAttr();
+  if (!elements)
+    return success();
+
+  OpBuilder builder(context);
+  builder.setInsertionPointAfter(global);
+  Location loc = global.getLoc();
+  SmallVector<util::GlobalOp> replicas;
+  for (Attribute affinity : replicaAffinities) {
+    std::string name = (global.getSymName() + "__on_" +
+                        stream::getAffinityDeviceName(affinity))
+                           .str();
+    auto replica =
+        util::GlobalOp::create(builder, loc, name, /*isMutable=*/false,
+                               constantType, /*initialValue=*/Attribute{});
+    replica.setSymVisibility("private");
+    replicas.push_back(replica);
+    placement.addReplica(global.getSymNameAttr(), affinity,
+                         FlatSymbolRefAttr::get(replica.getSymNameAttr()));
+    LLVM_DEBUG(llvm::dbgs() << "replica @" << name << " of @"
+                            << global.getSymName() << "\n");
+  }
+
+  auto initializer = util::InitializerOp::create(builder, loc);
+  Block *body = builder.createBlock(&initializer.getBody());
+  builder.setInsertionPointToStart(body);
+  Value size = placement.getSize(builder, loc, type);
+  Value constant = stream::AsyncConstantOp::create(
+      builder, loc, constantType, elements, size, /*await_timepoint=*/Value{},
+      home);
+  Value stored = constant;
+  if (lifetime != stream::Lifetime::Constant)
+    stored = stream::AsyncTransferOp::create(builder, loc, resourceType,
+                                             constant, size, size, Attribute{},
+                                             home, home);
+  util::GlobalStoreOp::create(builder, loc, stored, global.getSymName());
+  for (auto [replica, affinity] : llvm::zip(replicas, replicaAffinities)) {
+    Value copy = stream::AsyncTransferOp::create(
+        builder, loc, constantType, constant, size, size, Attribute{}, home,
+        affinity);
+    util::GlobalStoreOp::create(builder, loc, copy, replica.getSymName());
+  }
+  util::ReturnOp::create(builder, loc, ValueRange{});
+  return success();
+}
+
+struct GlobalLoadPattern : public PlacementPattern<util::GlobalLoadOp> {
+  GlobalLoadPattern(const TypeConverter &converter, MLIRContext *context,
+                    Placement &placement)
+      : PlacementPattern(converter, context, placement) {}
+
+  LogicalResult
+  matchAndRewrite(util::GlobalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto global = SymbolTable::lookupNearestSymbolFrom<util::GlobalOp>(
+        op, op.getGlobalAttr());
+    if (!global || !isa<stream::ResourceType>(global.getType()))
+      return rewriter.notifyMatchFailure(op, "not a converted tensor global");
+    Location loc = op.getLoc();
+    Value loaded = util::GlobalLoadOp::create(
+        rewriter, loc, global.getType(), op.getGlobalAttr(),
+        op.getIsImmutableAttr());
+    rewriter.replaceOp(
+        op, placement.asUnknown(rewriter, loc, loaded,
+                                cast<RankedTensorType>(op.getType()),
+                                stream::getGlobalHomeAffinity(global),
+                                /*foldable=*/true));
+    return success();
+  }
+};
+
+struct GlobalStorePattern : public PlacementPattern<util::GlobalStoreOp> {
+  GlobalStorePattern(const TypeConverter &converter, MLIRContext *context,
+                     Placement &placement)
+      : PlacementPattern(converter, context, placement) {}
+
+  LogicalResult
+  matchAndRewrite(util::GlobalStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto global = SymbolTable::lookupNearestSymbolFrom<util::GlobalOp>(
+        op, op.getGlobalAttr());
+    if (!global || !isa<stream::ResourceType>(global.getType()))
+      return rewriter.notifyMatchFailure(op, "not a converted tensor global");
+    Location loc = op.getLoc();
+    Value value = op.getValue();
+    auto type = cast<RankedTensorType>(value.getType());
+    Attribute home = stream::getGlobalHomeAffinity(global);
+    FailureOr<Value> resource = placement.getResourceAt(
+        rewriter, loc, value, adaptor.getValue(), home);
+    if (failed(resource))
+      return failure();
+    Value stored = *resource;
+    if (stored.getType() != global.getType()) {
+      Value size = placement.getSize(rewriter, loc, type);
+      stored = stream::AsyncTransferOp::create(
+          rewriter, loc, global.getType(), stored, size, size, Attribute{},
+          home, home);
+    }
+    rewriter.replaceOpWithNewOp<util::GlobalStoreOp>(op, stored,
+                                                     op.getGlobalAttr());
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult prepareTensorGlobals(ModuleOp module, Placement &placement) {
+  SmallVector<util::GlobalOp> globals;
+  for (auto global : module.getOps<util::GlobalOp>())
+    if (isa<RankedTensorType>(global.getType()))
+      globals.push_back(global);
+  for (util::GlobalOp global : globals)
+    if (failed(prepareGlobal(module, global, placement)))
+      return failure();
+  return success();
+}
+
+void populateGlobalPatterns(const TypeConverter &converter,
+                            RewritePatternSet &patterns,
+                            Placement &placement) {
+  patterns.add<GlobalLoadPattern, GlobalStorePattern>(
+      converter, patterns.getContext(), placement);
+}
+
+} // namespace fleet::stream_conversion
