@@ -277,6 +277,17 @@ Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
     if (consumer && consumer.getAffinityAttr())
       touching.insert(consumer.getAffinityAttr());
   }
+  // A transfer's result is for its target, whoever reads it later (a
+  // global, the host): the target must reach it.
+  auto yield = cast<YieldOp>(execute.getBody().front().getTerminator());
+  unsigned index = cast<OpResult>(result).getResultNumber();
+  if (index < yield.getResourceOperands().size())
+    if (auto transfer =
+            yield.getResourceOperands()[index].getDefiningOp<AsyncTransferOp>())
+      if (Attribute target = transfer.getTargetAffinityAttr()) {
+        LLVM_DEBUG(llvm::dbgs() << "transfer result for " << target << "\n");
+        touching.insert(target);
+      }
   // Affinities on the same device count once.
   SmallVector<Attribute> distinct;
   for (Attribute affinity : touching) {

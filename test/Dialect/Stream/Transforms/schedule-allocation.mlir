@@ -53,12 +53,13 @@ module {
 util.global private @a = #hal.device.target<"local"> : !hal.device
 util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
 // A transfer pushed from A to B: the copy runs on A and flushes the result
-// to B. Temporaries get an alloca before the region and a dealloca after it.
-// Constants become mapped host buffers.
+// to B; the result is allocated where both reach it (its target reads it,
+// whoever holds it). Temporaries get an alloca before the region and a
+// dealloca after it. Constants become mapped host buffers.
 // CHECK-LABEL: @push
 // CHECK: %[[HB:.+]] = util.buffer.constant : !util.buffer = dense<1.000000e+00> : tensor<4xf32>
 // CHECK: stream.resource.try_map on(#hal.device.affinity<@a>) %[[HB]][%{{.+}}] : !util.buffer -> i1, !stream.resource<constant>
-// CHECK: stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<transient>
+// CHECK: stream.resource.alloca uninitialized on(#hal.device.optimal<[#hal.device.affinity<@a>, #hal.device.affinity<@b>]>) : !stream.resource<transient>
 // CHECK: %[[TMP:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<transient>
 // CHECK: %[[T:.+]] = stream.cmd.execute on(#hal.device.affinity<@a>)
 // CHECK: stream.cmd.fill

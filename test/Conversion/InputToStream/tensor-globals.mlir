@@ -1,0 +1,75 @@
+// RUN: fleet-opt %s --split-input-file --stream-conversion --verify-diagnostics | FileCheck %s
+
+// An immutable weight read on its home and on another device: one constant
+// resource global stored at initialization, one replica for the other
+// device made there too (a transfer elide-async-copies removes when the
+// device reaches the home's memory); loads on each device read their copy.
+
+// CHECK: util.global private @w : !stream.resource<constant>
+// CHECK: util.global private @w__on_b : !stream.resource<constant>
+// CHECK: util.initializer {
+// CHECK:   %[[C:.+]] = stream.async.constant on(#hal.device.affinity<@a>) : !stream.resource<constant>{%c16} = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK:   util.global.store %[[C]], @w : !stream.resource<constant>
+// CHECK:   %[[R:.+]] = stream.async.transfer %[[C]] : !stream.resource<constant>{%c16} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@b>) !stream.resource<constant>{%c16}
+// CHECK:   util.global.store %[[R]], @w__on_b : !stream.resource<constant>
+// CHECK-LABEL: util.func public @two
+// CHECK-DAG: %[[WA:.+]] = util.global.load @w : !stream.resource<constant>
+// CHECK-DAG: %[[WB:.+]] = util.global.load immutable @w__on_b : !stream.resource<constant>
+// CHECK-DAG: stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%[[WA]]
+// CHECK-DAG: stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%[[WB]]
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+  util.global private @w = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  util.func public @two() -> (!hal.buffer_view, !hal.buffer_view) {
+    %w = util.global.load @w : tensor<4xf32>
+    %0 = flow.dispatch @ex::@f(%w) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = flow.dispatch @ex::@f(%w) {stream.affinity = #hal.device.affinity<@b>} : (tensor<4xf32>) -> tensor<4xf32>
+    %v0 = hal.tensor.export %0 : tensor<4xf32> -> !hal.buffer_view
+    %v1 = hal.tensor.export on(#hal.device.affinity<@b>) %1 : tensor<4xf32> -> !hal.buffer_view
+    util.return %v0, %v1 : !hal.buffer_view, !hal.buffer_view
+  }
+}
+
+// -----
+
+// A mutable global: a variable resource, its initial value copied into it;
+// a store transfers the new value to the home as a variable.
+// CHECK: util.global private mutable @acc : !stream.resource<variable>
+// CHECK: util.initializer {
+// CHECK:   %[[C:.+]] = stream.async.constant on(#hal.device.affinity<@a>)
+// CHECK:   %[[V:.+]] = stream.async.transfer %[[C]] : !stream.resource<constant>{%c16} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<variable>{%{{.+}}}
+// CHECK:   util.global.store %[[V]], @acc : !stream.resource<variable>
+// CHECK-LABEL: util.func public @step
+// CHECK: %[[L:.+]] = util.global.load @acc : !stream.resource<variable>
+// CHECK: %[[D:.+]] = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%[[L]]
+// CHECK: %[[S:.+]] = stream.async.transfer %[[D]] : !stream.resource<*>{%{{.+}}} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<variable>{%{{.+}}}
+// CHECK: util.global.store %[[S]], @acc : !stream.resource<variable>
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  util.global private mutable @acc = dense<0.0> : tensor<4xf32>
+  util.func public @step() {
+    %v = util.global.load @acc : tensor<4xf32>
+    %0 = flow.dispatch @ex::@f(%v) : (tensor<4xf32>) -> tensor<4xf32>
+    util.global.store %0, @acc : tensor<4xf32>
+    util.return
+  }
+}
+
+// -----
+
+// The verifier compares shapes only (as IREE); the stream phase stores the
+// bytes as they are, so the element types must agree.
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+  // expected-error @+1 {{has an initial value of element type 'i32' but the global holds 'f32'}}
+  util.global private @bad : tensor<4xf32> = dense<1> : tensor<4xi32>
+}
+
+// -----
+
+// Without a device to live on, a tensor global is an error.
+module {
+  // expected-error @+1 {{is a tensor global without an affinity}}
+  util.global private @nowhere = dense<1.0> : tensor<4xf32>
+}
