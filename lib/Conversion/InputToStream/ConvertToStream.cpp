@@ -430,7 +430,9 @@ LogicalResult checkSupported(Operation *callable) {
             flow::TensorBarrierOp, tensor::ExpandShapeOp,
             tensor::CollapseShapeOp, tensor::EmptyOp, arith::ConstantOp,
             scf::ForOp, scf::IfOp, scf::YieldOp, util::GlobalLoadOp,
-            util::GlobalStoreOp>(op) ||
+            util::GlobalStoreOp, tensor::ExtractSliceOp,
+            tensor::InsertSliceOp, tensor::ConcatOp, tensor::PadOp,
+            tensor::ReshapeOp>(op) ||
         !hasTensors(op))
       return WalkResult::advance();
     op->emitOpError() << "takes or returns tensors that the stream phase "
@@ -514,6 +516,8 @@ struct ConvertToStreamPass
     patterns.add<YieldPattern>(converter, context, placement,
                                yieldAffinities);
     stream_conversion::populateGlobalPatterns(converter, patterns, placement);
+    stream_conversion::populateHostTensorPatterns(converter, patterns,
+                                                  placement);
     if (failed(applyPartialConversion(callables, target, std::move(patterns))))
       return signalPassFailure();
 

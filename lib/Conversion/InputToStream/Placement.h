@@ -121,6 +121,12 @@ void populateGlobalPatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns,
                             Placement &placement);
 
+/// Host-side tensor.extract_slice/insert_slice/concat/pad/reshape -> copies
+/// (HostTensorOps.cpp).
+void populateHostTensorPatterns(const mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns,
+                                Placement &placement);
+
 } // namespace fleet::stream_conversion
 
 #endif // FLEET_LIB_CONVERSION_INPUTTOSTREAM_PLACEMENT_H

@@ -371,8 +371,12 @@ bool isHostOp(Operation *op) {
   if (ns == "util" || ns == "flow" || ns == "hal" || ns == "scf" ||
       ns == "cf" || ns == "stream")
     return true;
+  // Copies and views the stream phase makes of host-side tensor ops
+  // (docs/pipeline.md "Host-side tensor ops"); the pad's body is its value.
   if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::ExpandShapeOp,
-          tensor::CollapseShapeOp>(op))
+          tensor::CollapseShapeOp, tensor::ExtractSliceOp,
+          tensor::InsertSliceOp, tensor::ConcatOp, tensor::PadOp,
+          tensor::ReshapeOp, tensor::YieldOp>(op))
     return true;
   // Scalar arithmetic stays on the host.
   if (ns == "arith" || ns == "math")

@@ -445,6 +445,40 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
     }
     return {};
   };
+  // The op that made the storage a yielded value was written into in place
+  // (through tied results and concurrent regions), inside the region; null
+  // when it is a capture or nothing in the region made it.
+  auto traceToRoot = [&](Value value) -> Value {
+    while (value) {
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        auto concurrent =
+            dyn_cast<AsyncConcurrentOp>(arg.getOwner()->getParentOp());
+        if (!concurrent)
+          return {};
+        value = concurrent.getResourceOperands()[arg.getArgNumber()];
+        continue;
+      }
+      Operation *producer = value.getDefiningOp();
+      if (auto concurrent = dyn_cast<AsyncConcurrentOp>(producer)) {
+        auto inner =
+            cast<YieldOp>(concurrent.getBody().front().getTerminator());
+        value = inner.getResourceOperands()[cast<OpResult>(value)
+                                                .getResultNumber()];
+      } else if (auto update = dyn_cast<AsyncUpdateOp>(producer)) {
+        value = update.getTarget();
+      } else if (auto fill = dyn_cast<AsyncFillOp>(producer)) {
+        value = fill.getTarget();
+      } else if (auto copy = dyn_cast<AsyncCopyOp>(producer)) {
+        value = copy.getTarget();
+      } else if (auto tied = dyn_cast<util::TiedOpInterface>(producer);
+                 tied && tied.getTiedResultOperand(value)) {
+        value = tied.getTiedResultOperand(value);
+      } else {
+        return value;
+      }
+    }
+    return {};
+  };
   SmallVector<Value> resultBuffers;
   for (auto [i, yielded] : llvm::enumerate(yield.getResourceOperands())) {
     if (Value capture = traceToCapture(yielded)) {
@@ -456,7 +490,17 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
         builder, loc, execute.getResult(i).getType(), timepointType, size,
         /*await_timepoint=*/Value{}, /*indeterminate_lifetime=*/false,
         getAllocationAffinity(execute, execute.getResult(i)));
-    buffers.map(yielded, alloca.getResult());
+    // A value built in place (a copy chain into an alloca, a splat then
+    // copies) is built in the result's buffer: map the op that made its
+    // storage, so every write of the chain lands there.
+    Value root = traceToRoot(yielded);
+    if (root && root != yielded && !buffers.contains(root)) {
+      LLVM_DEBUG(llvm::dbgs() << "result " << i
+                              << " built in place from its root\n");
+      buffers.map(root, alloca.getResult());
+    } else {
+      buffers.map(yielded, alloca.getResult());
+    }
     awaits.push_back(alloca.getResultTimepoint());
     capture(alloca.getResult(), size);
     resultBuffers.push_back(alloca.getResult());

@@ -97,11 +97,11 @@ util.func public @rowsum(%a: tensor<8x16xf32>) -> tensor<8xf32> {
 
 util.func public @unsupported(%a: tensor<4xf32>) -> tensor<6xf32> {
   %c0 = arith.constant 0.0 : f32
-  // expected-error @+1 {{'tensor.pad' is not supported: Fleet can neither run it in the host program nor form a dispatch from it}}
-  %0 = tensor.pad %a low[1] high[1] {
+  // expected-error @+1 {{'tensor.generate' is not supported: Fleet can neither run it in the host program nor form a dispatch from it}}
+  %0 = tensor.generate {
   ^bb0(%i: index):
     tensor.yield %c0 : f32
-  } : tensor<4xf32> to tensor<6xf32>
+  } : tensor<6xf32>
   util.return %0 : tensor<6xf32>
 }
 

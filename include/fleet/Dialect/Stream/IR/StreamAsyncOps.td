@@ -25,7 +25,7 @@ def Stream_AsyncAllocaOp : Stream_PureOp<"async.alloca", [
     Index:$storage_size,
     OptionalAttr<Stream_AffinityAttrParam>:$affinity
   );
-  let results = (outs Stream_StreamResource:$result);
+  let results = (outs Res<Stream_StreamResource, "", [MemAlloc]>:$result);
   let assemblyFormat = [{
     (`on` `(` $affinity^ `)`)?
     attr-dict `:` type($result) `` `{` $storage_size `}`
@@ -51,7 +51,7 @@ def Stream_AsyncSplatOp : Stream_PureOp<"async.splat", [
     Optional<Stream_Timepoint>:$await_timepoint,
     OptionalAttr<Stream_AffinityAttrParam>:$affinity
   );
-  let results = (outs Stream_StreamResource:$result);
+  let results = (outs Res<Stream_StreamResource, "", [MemAlloc]>:$result);
   let assemblyFormat = [{
     (`on` `(` $affinity^ `)`)?
     (`await` `(` $await_timepoint^ `)`)?
@@ -75,7 +75,7 @@ def Stream_AsyncCloneOp : Stream_PureOp<"async.clone", [
     Index:$result_size,
     OptionalAttr<Stream_AffinityAttrParam>:$affinity
   );
-  let results = (outs Stream_StreamResource:$result);
+  let results = (outs Res<Stream_StreamResource, "", [MemAlloc]>:$result);
   let assemblyFormat = [{
     (`on` `(` $affinity^ `)`)?
     $source `:` type($source) `` `{` $source_size `}`

@@ -94,6 +94,9 @@ defvar Stream_TimelineSetAwaitDecl = [{
 }];
 
 // Ops with value semantics and no side effects (IREE: Stream_PureOp).
+// async.alloca, splat and clone also mark their result MemAlloc: each makes
+// new storage that tied ops (copy, update, fill) may write, so CSE must not
+// merge two of them (unused ones are still dead code).
 class Stream_PureOp<string mnemonic, list<Trait> traits = []>
     : Stream_Op<mnemonic, !listconcat(traits, [Pure])>;
 

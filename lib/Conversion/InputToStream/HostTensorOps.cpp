@@ -1,0 +1,323 @@
+//===- HostTensorOps.cpp - host-side tensor ops as copies -----------------===//
+//
+// Part of stream-conversion (ConvertToStream.cpp). Invariant established: no
+// tensor.extract_slice, insert_slice, concat, pad or reshape remains in host
+// code; each became byte copies between resources on the device where its
+// operand lives (docs/pipeline.md "Host-side tensor ops"):
+// - a slice is one `stream.async.copy` per contiguous run of the source
+//   (row-major: a run spans the innermost dimensions the slice takes whole,
+//   plus the next one), into a fresh `stream.async.alloca`;
+// - insert_slice clones the destination and copies the runs of the source
+//   into the clone; concat copies each input's runs into one alloca; pad
+//   splats the padding value's bits and copies the source's runs into it;
+// - reshape (like expand/collapse_shape) is the same bytes.
+// Static shapes, offsets and unit strides only; anything else, and slices
+// of more than kMaxRuns runs, is a located error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Placement.h"
+
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "stream-conversion"
+
+using namespace mlir;
+using namespace fleet;
+
+namespace fleet::stream_conversion {
+
+namespace {
+
+/// Copies per op before the host-side form is refused (each is a queue
+/// command; a strided slice that large belongs in a kernel).
+constexpr int64_t kMaxRuns = 4096;
+
+int64_t getElementBytes(RankedTensorType type) {
+  return std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Contiguous byte runs of a box `sizes` at `offsets` inside a row-major
+/// array of `shape`: (byte offset in the array, byte offset in the box's
+/// own row-major layout) per run, and the run length in bytes.
+struct Runs {
+  SmallVector<std::pair<int64_t, int64_t>> starts;
+  int64_t length = 0;
+};
+
+FailureOr<Runs> getRuns(ArrayRef<int64_t> shape, ArrayRef<int64_t> offsets,
+                        ArrayRef<int64_t> sizes, int64_t elementBytes) {
+  int64_t rank = shape.size();
+  Runs runs;
+  if (llvm::is_contained(sizes, 0))
+    return runs;
+  // Innermost dimensions taken whole, then the one the run stops in.
+  int64_t k = rank - 1;
+  while (k > 0 && sizes[k] == shape[k])
+    --k;
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t runElements = rank == 0 ? 1 : sizes[k] * strides[k];
+  runs.length = runElements * elementBytes;
+  int64_t count = 1;
+  for (int64_t d = 0; d < k; ++d)
+    count *= sizes[d];
+  if (count > kMaxRuns)
+    return failure();
+  SmallVector<int64_t> index(std::max<int64_t>(k, 0), 0);
+  for (int64_t run = 0; run < count; ++run) {
+    int64_t element = rank == 0 ? 0 : offsets[k] * strides[k];
+    for (int64_t d = 0; d < k; ++d)
+      element += (offsets[d] + index[d]) * strides[d];
+    runs.starts.push_back({element * elementBytes, run * runs.length});
+    for (int64_t d = k - 1; d >= 0; --d) {
+      if (++index[d] < sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return runs;
+}
+
+/// Copies the runs of `source` (a resource of `sourceSize` bytes) into
+/// `target`: `fromBox` says whether the source is the box (its runs are
+/// contiguous in it) or the array the box sits in.
+Value copyRuns(OpBuilder &b, Location loc, const Runs &runs, Value source,
+               Value sourceSize, Value target, Value targetSize, bool fromBox,
+               Attribute affinity) {
+  Value length = arith::ConstantIndexOp::create(b, loc, runs.length);
+  for (auto [inArray, inBox] : runs.starts) {
+    int64_t from = fromBox ? inBox : inArray;
+    int64_t to = fromBox ? inArray : inBox;
+    Value sourceOffset = arith::ConstantIndexOp::create(b, loc, from);
+    Value sourceEnd = arith::ConstantIndexOp::create(b, loc, from + runs.length);
+    Value targetOffset = arith::ConstantIndexOp::create(b, loc, to);
+    Value targetEnd = arith::ConstantIndexOp::create(b, loc, to + runs.length);
+    target = stream::AsyncCopyOp::create(
+        b, loc, target.getType(), source, sourceSize, sourceOffset, sourceEnd,
+        target, targetSize, targetOffset, targetEnd, length, affinity);
+  }
+  return target;
+}
+
+stream::ResourceType getUnknownType(MLIRContext *context) {
+  return stream::ResourceType::get(context, stream::Lifetime::Unknown);
+}
+
+LogicalResult requireStatic(Operation *op, ArrayRef<int64_t> values,
+                            StringRef what) {
+  if (llvm::any_of(values, ShapedType::isDynamic))
+    return op->emitOpError() << "has dynamic " << what
+                             << "; host-side tensor ops need static ones";
+  return success();
+}
+
+struct ExtractSlicePattern : public PlacementPattern<tensor::ExtractSliceOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(tensor::ExtractSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType sourceType = op.getSourceType();
+    if (failed(requireStatic(op, op.getStaticOffsets(), "offsets")) ||
+        failed(requireStatic(op, op.getStaticSizes(), "sizes")))
+      return failure();
+    if (!llvm::all_of(op.getStaticStrides(),
+                      [](int64_t stride) { return stride == 1; }))
+      return op.emitOpError("has non-unit strides; host-side slices copy "
+                            "contiguous runs only");
+    FailureOr<Runs> runs =
+        getRuns(sourceType.getShape(), op.getStaticOffsets(),
+                op.getStaticSizes(), getElementBytes(sourceType));
+    if (failed(runs))
+      return op.emitOpError() << "would copy more than " << kMaxRuns
+                              << " separate runs on the host; compute it in "
+                                 "a kernel";
+    Attribute affinity = getExecution(op);
+    FailureOr<Value> source = placement.getResourceAt(
+        rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
+    if (failed(source))
+      return failure();
+    Value sourceSize = placement.getSize(rewriter, loc, sourceType);
+    Value resultSize = placement.getSize(rewriter, loc, op.getType());
+    Value result = stream::AsyncAllocaOp::create(
+        rewriter, loc, getUnknownType(op.getContext()), resultSize, affinity);
+    result = copyRuns(rewriter, loc, *runs, *source, sourceSize, result,
+                      resultSize, /*fromBox=*/false, affinity);
+    LLVM_DEBUG(llvm::dbgs() << "extract_slice: " << runs->starts.size()
+                            << " copies of " << runs->length << " bytes\n");
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct InsertSlicePattern : public PlacementPattern<tensor::InsertSliceOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(tensor::InsertSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType destType = op.getDestType();
+    if (failed(requireStatic(op, op.getStaticOffsets(), "offsets")) ||
+        failed(requireStatic(op, op.getStaticSizes(), "sizes")))
+      return failure();
+    if (!llvm::all_of(op.getStaticStrides(),
+                      [](int64_t stride) { return stride == 1; }))
+      return op.emitOpError("has non-unit strides; host-side inserts copy "
+                            "contiguous runs only");
+    FailureOr<Runs> runs =
+        getRuns(destType.getShape(), op.getStaticOffsets(),
+                op.getStaticSizes(), getElementBytes(destType));
+    if (failed(runs))
+      return op.emitOpError() << "would copy more than " << kMaxRuns
+                              << " separate runs on the host; compute it in "
+                                 "a kernel";
+    Attribute affinity = getExecution(op);
+    FailureOr<Value> source = placement.getResourceAt(
+        rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
+    FailureOr<Value> dest = placement.getResourceAt(
+        rewriter, loc, op.getDest(), adaptor.getDest(), affinity);
+    if (failed(source) || failed(dest))
+      return failure();
+    Value sourceSize = placement.getSize(rewriter, loc, op.getSourceType());
+    Value destSize = placement.getSize(rewriter, loc, destType);
+    // The destination value stays as it was: update a copy of it.
+    Value result = stream::AsyncCloneOp::create(
+        rewriter, loc, getUnknownType(op.getContext()), *dest, destSize,
+        destSize, affinity);
+    result = copyRuns(rewriter, loc, *runs, *source, sourceSize, result,
+                      destSize, /*fromBox=*/true, affinity);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConcatPattern : public PlacementPattern<tensor::ConcatOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(tensor::ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!resultType.hasStaticShape())
+      return op.emitOpError("has a dynamic shape; host-side concat needs a "
+                            "static one");
+    Attribute affinity = getExecution(op);
+    Value resultSize = placement.getSize(rewriter, loc, resultType);
+    Value result = stream::AsyncAllocaOp::create(
+        rewriter, loc, getUnknownType(op.getContext()), resultSize, affinity);
+    int64_t dim = op.getDim();
+    int64_t offset = 0;
+    for (auto [input, converted] :
+         llvm::zip(op.getInputs(), adaptor.getInputs())) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> offsets(resultType.getRank(), 0);
+      offsets[dim] = offset;
+      offset += inputType.getDimSize(dim);
+      FailureOr<Runs> runs =
+          getRuns(resultType.getShape(), offsets, inputType.getShape(),
+                  getElementBytes(resultType));
+      if (failed(runs))
+        return op.emitOpError() << "would copy more than " << kMaxRuns
+                                << " separate runs on the host; compute it "
+                                   "in a kernel";
+      FailureOr<Value> source =
+          placement.getResourceAt(rewriter, loc, input, converted, affinity);
+      if (failed(source))
+        return failure();
+      result = copyRuns(rewriter, loc, *runs, *source,
+                        placement.getSize(rewriter, loc, inputType), result,
+                        resultSize, /*fromBox=*/true, affinity);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct PadPattern : public PlacementPattern<tensor::PadOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(tensor::PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getResultType();
+    if (!resultType.hasStaticShape() ||
+        failed(requireStatic(op, op.getStaticLow(), "low padding")))
+      return op.emitOpError("has dynamic padding; host-side pads need static "
+                            "shapes and padding");
+    Value padValue = op.getConstantPaddingValue();
+    Attribute padAttr;
+    if (!padValue || !matchPattern(padValue, m_Constant(&padAttr)))
+      return op.emitOpError("pads with a value that is not a constant; "
+                            "host-side pads splat a constant");
+    APInt bits;
+    if (auto floatAttr = dyn_cast<FloatAttr>(padAttr))
+      bits = floatAttr.getValue().bitcastToAPInt();
+    else if (auto intAttr = dyn_cast<IntegerAttr>(padAttr))
+      bits = intAttr.getValue();
+    else
+      return op.emitOpError("pads with an unsupported constant");
+    int64_t elementBytes = getElementBytes(resultType);
+    if (elementBytes != 1 && elementBytes != 2 && elementBytes != 4 &&
+        elementBytes != 8)
+      return op.emitOpError("pads elements of an unsupported width");
+    FailureOr<Runs> runs =
+        getRuns(resultType.getShape(), op.getStaticLow(),
+                op.getSourceType().getShape(), elementBytes);
+    if (failed(runs))
+      return op.emitOpError() << "would copy more than " << kMaxRuns
+                              << " separate runs on the host; compute it in "
+                                 "a kernel";
+    Attribute affinity = getExecution(op);
+    FailureOr<Value> source = placement.getResourceAt(
+        rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
+    if (failed(source))
+      return failure();
+    // i1 pads one byte per element (0 or 1).
+    APInt pattern = bits.zextOrTrunc(elementBytes * 8);
+    Value patternValue = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getIntegerAttr(rewriter.getIntegerType(elementBytes * 8),
+                                pattern));
+    Value resultSize = placement.getSize(rewriter, loc, resultType);
+    Value result = stream::AsyncSplatOp::create(
+        rewriter, loc, getUnknownType(op.getContext()), patternValue,
+        resultSize, /*await_timepoint=*/Value{}, affinity);
+    result = copyRuns(rewriter, loc, *runs, *source,
+                      placement.getSize(rewriter, loc, op.getSourceType()),
+                      result, resultSize, /*fromBox=*/true, affinity);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tensor.reshape: the same bytes in another shape.
+struct TensorReshapePattern : public PlacementPattern<tensor::ReshapeOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(tensor::ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getResultType().hasStaticShape())
+      return op.emitOpError("has a dynamic result shape; host-side reshapes "
+                            "need a static one");
+    rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateHostTensorPatterns(const TypeConverter &converter,
+                                RewritePatternSet &patterns,
+                                Placement &placement) {
+  patterns.add<ExtractSlicePattern, InsertSlicePattern, ConcatPattern,
+               PadPattern, TensorReshapePattern>(
+      converter, patterns.getContext(), placement);
+}
+
+} // namespace fleet::stream_conversion
