@@ -425,6 +425,8 @@ LogicalResult checkSupported(Operation *callable) {
                  << "functions with tensor arguments must be inlined into an "
                     "ABI wrapper before the stream phase";
   WalkResult result = callable->walk([](Operation *op) {
+    if (failed(stream_conversion::verifyHostTensorOp(op)))
+      return WalkResult::interrupt();
     if (isa<hal::TensorImportOp, hal::TensorExportOp, hal::TensorAliasOp,
             hal::TensorBarrierOp, flow::DispatchOp, flow::TensorTransferOp,
             flow::TensorBarrierOp, tensor::ExpandShapeOp,

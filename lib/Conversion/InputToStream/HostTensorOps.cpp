@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "stream-conversion"
@@ -117,6 +118,38 @@ LogicalResult requireStatic(Operation *op, ArrayRef<int64_t> values,
   return success();
 }
 
+LogicalResult requireUnitStrides(Operation *op, ArrayRef<int64_t> strides) {
+  if (!llvm::all_of(strides, [](int64_t stride) { return stride == 1; }))
+    return op->emitOpError("has non-unit strides; host-side slices copy "
+                           "contiguous runs only");
+  return success();
+}
+
+LogicalResult requireRuns(Operation *op, ArrayRef<int64_t> shape,
+                          ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                          int64_t elementBytes) {
+  if (failed(getRuns(shape, offsets, sizes, elementBytes)))
+    return op->emitOpError() << "would copy more than " << kMaxRuns
+                             << " separate runs on the host; compute it in "
+                                "a kernel";
+  return success();
+}
+
+/// The pad value's bits, or failure (with a diagnostic) when it has none
+/// the host can splat.
+FailureOr<APInt> getPadBits(tensor::PadOp op) {
+  Value padValue = op.getConstantPaddingValue();
+  Attribute padAttr;
+  if (!padValue || !matchPattern(padValue, m_Constant(&padAttr)))
+    return op.emitOpError("pads with a value that is not a constant; "
+                          "host-side pads splat a constant");
+  if (auto floatAttr = dyn_cast<FloatAttr>(padAttr))
+    return floatAttr.getValue().bitcastToAPInt();
+  if (auto intAttr = dyn_cast<IntegerAttr>(padAttr))
+    return intAttr.getValue();
+  return op.emitOpError("pads with an unsupported constant");
+}
+
 struct ExtractSlicePattern : public PlacementPattern<tensor::ExtractSliceOp> {
   using PlacementPattern::PlacementPattern;
   LogicalResult
@@ -124,20 +157,11 @@ struct ExtractSlicePattern : public PlacementPattern<tensor::ExtractSliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType sourceType = op.getSourceType();
-    if (failed(requireStatic(op, op.getStaticOffsets(), "offsets")) ||
-        failed(requireStatic(op, op.getStaticSizes(), "sizes")))
-      return failure();
-    if (!llvm::all_of(op.getStaticStrides(),
-                      [](int64_t stride) { return stride == 1; }))
-      return op.emitOpError("has non-unit strides; host-side slices copy "
-                            "contiguous runs only");
     FailureOr<Runs> runs =
         getRuns(sourceType.getShape(), op.getStaticOffsets(),
                 op.getStaticSizes(), getElementBytes(sourceType));
     if (failed(runs))
-      return op.emitOpError() << "would copy more than " << kMaxRuns
-                              << " separate runs on the host; compute it in "
-                                 "a kernel";
+      return rewriter.notifyMatchFailure(op, "not verified");
     Attribute affinity = getExecution(op);
     FailureOr<Value> source = placement.getResourceAt(
         rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
@@ -163,20 +187,11 @@ struct InsertSlicePattern : public PlacementPattern<tensor::InsertSliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType destType = op.getDestType();
-    if (failed(requireStatic(op, op.getStaticOffsets(), "offsets")) ||
-        failed(requireStatic(op, op.getStaticSizes(), "sizes")))
-      return failure();
-    if (!llvm::all_of(op.getStaticStrides(),
-                      [](int64_t stride) { return stride == 1; }))
-      return op.emitOpError("has non-unit strides; host-side inserts copy "
-                            "contiguous runs only");
     FailureOr<Runs> runs =
         getRuns(destType.getShape(), op.getStaticOffsets(),
                 op.getStaticSizes(), getElementBytes(destType));
     if (failed(runs))
-      return op.emitOpError() << "would copy more than " << kMaxRuns
-                              << " separate runs on the host; compute it in "
-                                 "a kernel";
+      return rewriter.notifyMatchFailure(op, "not verified");
     Attribute affinity = getExecution(op);
     FailureOr<Value> source = placement.getResourceAt(
         rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
@@ -204,9 +219,6 @@ struct ConcatPattern : public PlacementPattern<tensor::ConcatOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!resultType.hasStaticShape())
-      return op.emitOpError("has a dynamic shape; host-side concat needs a "
-                            "static one");
     Attribute affinity = getExecution(op);
     Value resultSize = placement.getSize(rewriter, loc, resultType);
     Value result = stream::AsyncAllocaOp::create(
@@ -223,9 +235,7 @@ struct ConcatPattern : public PlacementPattern<tensor::ConcatOp> {
           getRuns(resultType.getShape(), offsets, inputType.getShape(),
                   getElementBytes(resultType));
       if (failed(runs))
-        return op.emitOpError() << "would copy more than " << kMaxRuns
-                                << " separate runs on the host; compute it "
-                                   "in a kernel";
+        return rewriter.notifyMatchFailure(op, "not verified");
       FailureOr<Value> source =
           placement.getResourceAt(rewriter, loc, input, converted, affinity);
       if (failed(source))
@@ -246,40 +256,20 @@ struct PadPattern : public PlacementPattern<tensor::PadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType resultType = op.getResultType();
-    if (!resultType.hasStaticShape() ||
-        failed(requireStatic(op, op.getStaticLow(), "low padding")))
-      return op.emitOpError("has dynamic padding; host-side pads need static "
-                            "shapes and padding");
-    Value padValue = op.getConstantPaddingValue();
-    Attribute padAttr;
-    if (!padValue || !matchPattern(padValue, m_Constant(&padAttr)))
-      return op.emitOpError("pads with a value that is not a constant; "
-                            "host-side pads splat a constant");
-    APInt bits;
-    if (auto floatAttr = dyn_cast<FloatAttr>(padAttr))
-      bits = floatAttr.getValue().bitcastToAPInt();
-    else if (auto intAttr = dyn_cast<IntegerAttr>(padAttr))
-      bits = intAttr.getValue();
-    else
-      return op.emitOpError("pads with an unsupported constant");
+    FailureOr<APInt> bits = getPadBits(op);
     int64_t elementBytes = getElementBytes(resultType);
-    if (elementBytes != 1 && elementBytes != 2 && elementBytes != 4 &&
-        elementBytes != 8)
-      return op.emitOpError("pads elements of an unsupported width");
     FailureOr<Runs> runs =
         getRuns(resultType.getShape(), op.getStaticLow(),
                 op.getSourceType().getShape(), elementBytes);
-    if (failed(runs))
-      return op.emitOpError() << "would copy more than " << kMaxRuns
-                              << " separate runs on the host; compute it in "
-                                 "a kernel";
+    if (failed(bits) || failed(runs))
+      return rewriter.notifyMatchFailure(op, "not verified");
     Attribute affinity = getExecution(op);
     FailureOr<Value> source = placement.getResourceAt(
         rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
     if (failed(source))
       return failure();
     // i1 pads one byte per element (0 or 1).
-    APInt pattern = bits.zextOrTrunc(elementBytes * 8);
+    APInt pattern = bits->zextOrTrunc(elementBytes * 8);
     Value patternValue = arith::ConstantOp::create(
         rewriter, loc,
         rewriter.getIntegerAttr(rewriter.getIntegerType(elementBytes * 8),
@@ -302,15 +292,74 @@ struct TensorReshapePattern : public PlacementPattern<tensor::ReshapeOp> {
   LogicalResult
   matchAndRewrite(tensor::ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!op.getResultType().hasStaticShape())
-      return op.emitOpError("has a dynamic result shape; host-side reshapes "
-                            "need a static one");
     rewriter.replaceOp(op, adaptor.getSource());
     return success();
   }
 };
 
 } // namespace
+
+LogicalResult verifyHostTensorOp(Operation *op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([](tensor::ExtractSliceOp op) -> LogicalResult {
+        if (failed(requireStatic(op, op.getStaticOffsets(), "offsets")) ||
+            failed(requireStatic(op, op.getStaticSizes(), "sizes")) ||
+            failed(requireUnitStrides(op, op.getStaticStrides())))
+          return failure();
+        return requireRuns(op, op.getSourceType().getShape(),
+                           op.getStaticOffsets(), op.getStaticSizes(),
+                           getElementBytes(op.getSourceType()));
+      })
+      .Case([](tensor::InsertSliceOp op) -> LogicalResult {
+        if (failed(requireStatic(op, op.getStaticOffsets(), "offsets")) ||
+            failed(requireStatic(op, op.getStaticSizes(), "sizes")) ||
+            failed(requireUnitStrides(op, op.getStaticStrides())))
+          return failure();
+        return requireRuns(op, op.getDestType().getShape(),
+                           op.getStaticOffsets(), op.getStaticSizes(),
+                           getElementBytes(op.getDestType()));
+      })
+      .Case([](tensor::ConcatOp op) -> LogicalResult {
+        auto resultType = cast<RankedTensorType>(op.getType());
+        if (!resultType.hasStaticShape())
+          return op.emitOpError("has a dynamic shape; host-side concat needs "
+                                "a static one");
+        int64_t offset = 0;
+        for (Value input : op.getInputs()) {
+          auto inputType = cast<RankedTensorType>(input.getType());
+          SmallVector<int64_t> offsets(resultType.getRank(), 0);
+          offsets[op.getDim()] = offset;
+          offset += inputType.getDimSize(op.getDim());
+          if (failed(requireRuns(op, resultType.getShape(), offsets,
+                                 inputType.getShape(),
+                                 getElementBytes(resultType))))
+            return failure();
+        }
+        return success();
+      })
+      .Case([](tensor::PadOp op) -> LogicalResult {
+        RankedTensorType resultType = op.getResultType();
+        if (!resultType.hasStaticShape() ||
+            failed(requireStatic(op, op.getStaticLow(), "low padding")))
+          return op.emitOpError("has dynamic padding; host-side pads need "
+                                "static shapes and padding");
+        if (failed(getPadBits(op)))
+          return failure();
+        int64_t elementBytes = getElementBytes(resultType);
+        if (elementBytes != 1 && elementBytes != 2 && elementBytes != 4 &&
+            elementBytes != 8)
+          return op.emitOpError("pads elements of an unsupported width");
+        return requireRuns(op, resultType.getShape(), op.getStaticLow(),
+                           op.getSourceType().getShape(), elementBytes);
+      })
+      .Case([](tensor::ReshapeOp op) -> LogicalResult {
+        if (!op.getResultType().hasStaticShape())
+          return op.emitOpError("has a dynamic result shape; host-side "
+                                "reshapes need a static one");
+        return success();
+      })
+      .Default([](Operation *) { return success(); });
+}
 
 void populateHostTensorPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns,

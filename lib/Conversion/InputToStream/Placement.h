@@ -122,7 +122,9 @@ void populateGlobalPatterns(const mlir::TypeConverter &converter,
                             Placement &placement);
 
 /// Host-side tensor.extract_slice/insert_slice/concat/pad/reshape -> copies
-/// (HostTensorOps.cpp).
+/// (HostTensorOps.cpp). verifyHostTensorOp reports, before the conversion,
+/// what the patterns cannot copy (dynamic shapes, strides, pad values).
+mlir::LogicalResult verifyHostTensorOp(mlir::Operation *op);
 void populateHostTensorPatterns(const mlir::TypeConverter &converter,
                                 mlir::RewritePatternSet &patterns,
                                 Placement &placement);

@@ -1,0 +1,100 @@
+// RUN: fleet-opt %s --split-input-file --stream-conversion --verify-diagnostics | FileCheck %s
+
+// A column slice of a row-major 4x12 tensor: one copy per row (16 bytes at
+// byte 16 + 48 i) into a fresh alloca on the device the source lives on.
+// CHECK-LABEL: util.func public @slice
+// CHECK: %[[A:.+]] = stream.async.alloca on(#hal.device.affinity<@a>) : !stream.resource<*>{%c64}
+// CHECK: %[[C0:.+]] = stream.async.copy on(#hal.device.affinity<@a>) %[[S:.+]][%c16{{.*}} to %c32{{.*}}], %[[A]][%c0{{.*}} to %c16{{.*}}], %c16
+// CHECK: %[[C1:.+]] = stream.async.copy on(#hal.device.affinity<@a>) %[[S]][%c64{{.*}} to %c80{{.*}}], %[[C0]][%c16{{.*}} to %c32{{.*}}], %c16
+// CHECK: %[[C2:.+]] = stream.async.copy {{.*}}%[[S]][%c112{{.*}} to %c128{{.*}}], %[[C1]]
+// CHECK: stream.async.copy {{.*}}%[[S]][%c160{{.*}} to %c176{{.*}}], %[[C2]]
+// CHECK-NOT: stream.async.copy
+// CHECK: stream.tensor.export
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @slice(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<4x12xf32>
+    %k = tensor.extract_slice %x[0, 4] [4, 4] [1, 1] : tensor<4x12xf32> to tensor<4x4xf32>
+    %r = hal.tensor.export %k : tensor<4x4xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
+
+// -----
+
+// Rows taken whole are one contiguous run: a single copy.
+// CHECK-LABEL: util.func public @rows
+// CHECK: stream.async.copy on(#hal.device.affinity<@a>) %{{.+}}[%c48{{.*}} to %c144{{.*}}], %{{.+}}[%c0{{.*}} to %c96{{.*}}], %c96
+// CHECK-NOT: stream.async.copy
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @rows(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<4x12xf32>
+    %r2 = tensor.extract_slice %x[1, 0] [2, 12] [1, 1] : tensor<4x12xf32> to tensor<2x12xf32>
+    %r = hal.tensor.export %r2 : tensor<2x12xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
+
+// -----
+
+// insert_slice updates a clone of the destination; concat copies each
+// input's runs into one alloca; pad splats the padding value's bits (-1.0
+// = 0xBF800000) and copies the rows in; reshape is the same resource.
+// CHECK-LABEL: util.func public @others
+// CHECK: %[[CL:.+]] = stream.async.clone on(#hal.device.affinity<@a>)
+// CHECK: stream.async.copy {{.*}}, %[[CL]][%c0{{.*}} to %c8{{.*}}], %c8
+// CHECK: %[[CAT:.+]] = stream.async.alloca on(#hal.device.affinity<@a>) : !stream.resource<*>{%c32}
+// CHECK-COUNT-4: stream.async.copy
+// CHECK: stream.async.splat on(#hal.device.affinity<@a>) %c-1082130432_i32 : i32 -> !stream.resource<*>{%c48}
+// CHECK-COUNT-2: stream.async.copy
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @others(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> (!hal.buffer_view, !hal.buffer_view, !hal.buffer_view, !hal.buffer_view) {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x2xf32>
+    %y = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<1x2xf32>
+    %ins = tensor.insert_slice %y into %x[0, 0] [1, 2] [1, 1] : tensor<1x2xf32> into tensor<2x2xf32>
+    %cat = tensor.concat dim(1) %x, %x : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x4xf32>
+    %m1 = arith.constant -1.0 : f32
+    %pad = tensor.pad %x low[1, 0] high[1, 1] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %m1 : f32
+    } : tensor<2x2xf32> to tensor<4x3xf32>
+    %shape = arith.constant dense<[4]> : tensor<1xindex>
+    %flat = tensor.reshape %x(%shape) : (tensor<2x2xf32>, tensor<1xindex>) -> tensor<4xf32>
+    %r0 = hal.tensor.export %ins : tensor<2x2xf32> -> !hal.buffer_view
+    %r1 = hal.tensor.export %cat : tensor<2x4xf32> -> !hal.buffer_view
+    %r2 = hal.tensor.export %pad : tensor<4x3xf32> -> !hal.buffer_view
+    %r3 = hal.tensor.export %flat : tensor<4xf32> -> !hal.buffer_view
+    util.return %r0, %r1, %r2, %r3 : !hal.buffer_view, !hal.buffer_view, !hal.buffer_view, !hal.buffer_view
+  }
+}
+
+// -----
+
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @strided(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<4x12xf32>
+    // expected-error @+1 {{has non-unit strides; host-side slices copy contiguous runs only}}
+    %k = tensor.extract_slice %x[0, 0] [4, 4] [1, 2] : tensor<4x12xf32> to tensor<4x4xf32>
+    %r = hal.tensor.export %k : tensor<4x4xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
+
+// -----
+
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @padvalue(%arg0: !hal.buffer_view, %v: f32) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2xf32>
+    // expected-error @+1 {{pads with a value that is not a constant}}
+    %p = tensor.pad %x low[1] high[1] {
+    ^bb0(%i: index):
+      tensor.yield %v : f32
+    } : tensor<2xf32> to tensor<4xf32>
+    %r = hal.tensor.export %p : tensor<4xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
