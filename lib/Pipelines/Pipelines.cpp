@@ -78,8 +78,8 @@ void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(hal::createLowerTopologyQueriesPass(lowerOptions));
   // CSE merges the identical queries and constants the memoization passes
   // would otherwise hoist one by one (linear; a full canonicalization here
-  // grew faster than linearly with the program size, measured by P3).
-  pm.addPass(createCSEPass());
+  // grew faster than linearly with the program size, measured by P3). One
+  // run is enough: CSE merges operands before it visits their users.
   pm.addPass(createCSEPass());
   pm.addPass(hal::createMemoizeDeviceQueriesPass());
   pm.addPass(hal::createMemoizeDeviceSelectionPass());

@@ -12,6 +12,13 @@
 // "IREE flags"). Unknown flags are rejected by the command-line parser with
 // exit code 1.
 //
+// The IR is verified after each phase (input, stream, HAL, kernels), not
+// after each pass: every verification walks the whole module, and on large
+// programs the per-pass walks were a third of the compile time and grew
+// faster than the program (docs/pipeline.md "Verification").
+// --verify-each verifies after every pass again, to find the pass that
+// broke the IR.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fleet/Artifact/Artifact.h"
@@ -23,7 +30,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
@@ -59,6 +68,38 @@ static cl::list<std::string> localBackends(
     cl::desc("Kernel backends for local devices: llvm-cpu (vmvx is accepted "
              "and compiled to native code too)"),
     cl::CommaSeparated, cl::cat(category));
+
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass (default: after every phase)"),
+    cl::init(false), cl::cat(category));
+
+namespace {
+/// Verifies the module at the end of a phase; the pass manager verifies
+/// after every pass only with --verify-each.
+struct VerifyPhasePass
+    : public PassWrapper<VerifyPhasePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifyPhasePass)
+
+  explicit VerifyPhasePass(StringRef phase) : phase(phase.str()) {}
+  StringRef getName() const override { return "VerifyPhasePass"; }
+  StringRef getArgument() const override { return "fleet-verify-phase"; }
+  StringRef getDescription() const override {
+    return "Verifies the module at the end of a phase";
+  }
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    if (succeeded(verify(getOperation())))
+      return;
+    getOperation().emitError()
+        << "the IR is invalid after the " << phase
+        << " phase (rerun with --verify-each to find the pass)";
+    signalPassFailure();
+  }
+
+  std::string phase;
+};
+} // namespace
 
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "fleet-compile") << message << "\n";
@@ -121,14 +162,26 @@ int main(int argc, char **argv) {
   pm.enableTiming(rootScope);
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
+  pm.enableVerifier(verifyEach);
+  auto endPhase = [&](StringRef phase) {
+    if (!verifyEach)
+      pm.addPass(std::make_unique<VerifyPhasePass>(phase));
+  };
   fleet::buildInputPipeline(pm, options);
-  if (compileTo != fleet::CompilePhase::Input)
+  endPhase("input");
+  if (compileTo != fleet::CompilePhase::Input) {
     fleet::buildStreamPipeline(pm, options);
+    endPhase("stream");
+  }
   if (compileTo == fleet::CompilePhase::HAL ||
-      compileTo == fleet::CompilePhase::End)
+      compileTo == fleet::CompilePhase::End) {
     fleet::buildHALPipeline(pm, options);
-  if (compileTo == fleet::CompilePhase::End)
+    endPhase("HAL");
+  }
+  if (compileTo == fleet::CompilePhase::End) {
     fleet::buildKernelPipeline(pm, options);
+    endPhase("kernel");
+  }
   if (failed(pm.run(*module)))
     return 1;
 
