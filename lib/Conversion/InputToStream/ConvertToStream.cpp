@@ -434,7 +434,7 @@ LogicalResult checkSupported(Operation *callable) {
             scf::ForOp, scf::IfOp, scf::YieldOp, util::GlobalLoadOp,
             util::GlobalStoreOp, tensor::ExtractSliceOp,
             tensor::InsertSliceOp, tensor::ConcatOp, tensor::PadOp,
-            tensor::ReshapeOp>(op) ||
+            tensor::ReshapeOp, tensor::ExtractOp, tensor::InsertOp>(op) ||
         !hasTensors(op))
       return WalkResult::advance();
     op->emitOpError() << "takes or returns tensors that the stream phase "

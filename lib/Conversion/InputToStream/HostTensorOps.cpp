@@ -10,7 +10,9 @@
 // - insert_slice clones the destination and copies the runs of the source
 //   into the clone; concat copies each input's runs into one alloca; pad
 //   splats the padding value's bits and copies the source's runs into it;
-// - reshape (like expand/collapse_shape) is the same bytes.
+// - reshape (like expand/collapse_shape) is the same bytes;
+// - a scalar tensor.extract / insert goes through a staging copy that the
+//   host reads (`stream.async.load`) or writes (`stream.async.store`).
 // Static shapes, offsets and unit strides only; anything else, and slices
 // of more than kMaxRuns runs, is a located error.
 //
@@ -297,6 +299,79 @@ struct TensorReshapePattern : public PlacementPattern<tensor::ReshapeOp> {
   }
 };
 
+/// The byte offset of element `indices` (row-major) in `type`.
+Value getElementOffset(OpBuilder &b, Location loc, RankedTensorType type,
+                       ValueRange indices) {
+  Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [dim, index] : llvm::enumerate(indices)) {
+    Value extent =
+        arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+    offset = arith::MulIOp::create(b, loc, offset, extent);
+    offset = arith::AddIOp::create(b, loc, offset, index);
+  }
+  Value bytes =
+      arith::ConstantIndexOp::create(b, loc, getElementBytes(type));
+  return arith::MulIOp::create(b, loc, offset, bytes);
+}
+
+stream::ResourceType getStagingType(MLIRContext *context) {
+  return stream::ResourceType::get(context, stream::Lifetime::Staging);
+}
+
+/// tensor.extract of a scalar on the host: the tensor is copied to staging
+/// memory on its device and the host reads the element after awaiting it.
+struct ExtractPattern : public PlacementPattern<tensor::ExtractOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(tensor::ExtractOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getTensor().getType();
+    Attribute lives = getAffinityOr(op.getTensor(), op);
+    FailureOr<Value> resource = placement.getResourceAt(
+        rewriter, loc, op.getTensor(), adaptor.getTensor(), lives);
+    if (failed(resource))
+      return failure();
+    Value size = placement.getSize(rewriter, loc, type);
+    Value staging = stream::AsyncTransferOp::create(
+        rewriter, loc, getStagingType(op.getContext()), *resource, size, size,
+        Attribute{}, lives, lives);
+    Value offset = getElementOffset(rewriter, loc, type, adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<stream::AsyncLoadOp>(op, op.getType(), staging,
+                                                     size, offset);
+    return success();
+  }
+};
+
+/// tensor.insert of a scalar on the host: written into a staging copy of
+/// the tensor, which goes back to the tensor's device.
+struct InsertPattern : public PlacementPattern<tensor::InsertOp> {
+  using PlacementPattern::PlacementPattern;
+  LogicalResult
+  matchAndRewrite(tensor::InsertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getDest().getType();
+    Attribute lives = getAffinityOr(op.getDest(), op);
+    FailureOr<Value> resource = placement.getResourceAt(
+        rewriter, loc, op.getDest(), adaptor.getDest(), lives);
+    if (failed(resource))
+      return failure();
+    Value size = placement.getSize(rewriter, loc, type);
+    Value staging = stream::AsyncTransferOp::create(
+        rewriter, loc, getStagingType(op.getContext()), *resource, size, size,
+        Attribute{}, lives, lives);
+    Value offset = getElementOffset(rewriter, loc, type, adaptor.getIndices());
+    Value stored = stream::AsyncStoreOp::create(
+        rewriter, loc, staging.getType(), staging, size, offset,
+        adaptor.getScalar());
+    rewriter.replaceOpWithNewOp<stream::AsyncTransferOp>(
+        op, getUnknownType(op.getContext()), stored, size, size, Attribute{},
+        lives, lives);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult verifyHostTensorOp(Operation *op) {
@@ -365,7 +440,7 @@ void populateHostTensorPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns,
                                 Placement &placement) {
   patterns.add<ExtractSlicePattern, InsertSlicePattern, ConcatPattern,
-               PadPattern, TensorReshapePattern>(
+               PadPattern, TensorReshapePattern, ExtractPattern, InsertPattern>(
       converter, patterns.getContext(), placement);
 }
 

@@ -227,6 +227,28 @@ LogicalResult fleet::stream_to_hal::resolveResourceSizes(ModuleOp module) {
 }
 
 namespace {
+/// Host reads and writes of staging buffers.
+struct ResourceLoadPattern : OpConversionPattern<stream::ResourceLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(stream::ResourceLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<hal::BufferLoadOp>(
+        op, op.getType(), adaptor.getSource(), adaptor.getSourceOffset());
+    return success();
+  }
+};
+struct ResourceStorePattern : OpConversionPattern<stream::ResourceStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(stream::ResourceStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<hal::BufferStoreOp>(
+        op, adaptor.getValue(), adaptor.getTarget(), adaptor.getTargetOffset());
+    return success();
+  }
+};
+
 /// A size no SSA value carries: ask the buffer.
 struct ResourceSizePattern : OpConversionPattern<stream::ResourceSizeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -247,5 +269,6 @@ void fleet::stream_to_hal::populateResourcePatterns(
                ResourceAllocPattern, ResourceTryMapPattern,
                ContextResolvePattern>(typeConverter, patterns.getContext(),
                                       state);
-  patterns.add<ResourceSizePattern>(typeConverter, patterns.getContext());
+  patterns.add<ResourceSizePattern, ResourceLoadPattern, ResourceStorePattern>(
+      typeConverter, patterns.getContext());
 }

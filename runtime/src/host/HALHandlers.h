@@ -93,6 +93,10 @@ const Instr *allocatorSelect(Frame &, const Instr *);
 const Instr *bufferViewCreate(Frame &, const Instr *); // [r buffer, s offset, s length, s dims..., s type, s encoding, r result]; imm = rank
 const Instr *bufferViewBuffer(Frame &, const Instr *); // [r view, r buffer]
 const Instr *bufferLength(Frame &, const Instr *); // [r buffer, index]
+// [r buffer, offset, value]; imm = bytes, imm2 = 1 for i1.
+const Instr *bufferLoad(Frame &, const Instr *);
+// [value, r buffer, offset]; imm = bytes.
+const Instr *bufferStore(Frame &, const Instr *);
 const Instr *bufferViewRank(Frame &, const Instr *);   // [r view, s rank]
 const Instr *bufferViewDim(Frame &, const Instr *);    // [r view, s dim]; imm = index
 const Instr *bufferViewAssert(Frame &, const Instr *); // [r view, s dims..., s type, s encoding]; imm = rank; data std::string message

@@ -174,6 +174,31 @@ const Instr *bufferLength(Frame &frame, const Instr *instr) {
   return instr + 1;
 }
 
+// Host reads/writes of mapped buffers: imm = the value's byte width
+// (i1: 1 byte, nonzero is true on load).
+const Instr *bufferLoad(Frame &frame, const Instr *instr) {
+  FLEET_OPERAND(Buffer, buffer, instr->slots[0], "buffer");
+  uint64_t bits = 0;
+  hal::Status status = buffer->read(frame.scalars[instr->slots[1]], &bits,
+                                    uint64_t(instr->imm));
+  if (!status.ok())
+    return failOp(frame, instr, std::move(status));
+  if (instr->imm2) // i1
+    bits = bits != 0;
+  frame.scalars[instr->slots[2]] = bits;
+  return instr + 1;
+}
+
+const Instr *bufferStore(Frame &frame, const Instr *instr) {
+  FLEET_OPERAND(Buffer, buffer, instr->slots[1], "buffer");
+  uint64_t bits = frame.scalars[instr->slots[0]];
+  hal::Status status = buffer->write(frame.scalars[instr->slots[2]], &bits,
+                                     uint64_t(instr->imm));
+  if (!status.ok())
+    return failOp(frame, instr, std::move(status));
+  return instr + 1;
+}
+
 const Instr *bufferViewRank(Frame &frame, const Instr *instr) {
   FLEET_OPERAND(BufferView, view, instr->slots[0], "buffer view");
   frame.scalars[instr->slots[1]] = view->rank();

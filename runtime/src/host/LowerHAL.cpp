@@ -309,6 +309,23 @@ bool FunctionLowering::lowerHAL(Operation *op) {
          {plain(buffer.getBufferView()), plain(buffer.getResult())});
     return true;
   }
+  if (auto load = dyn_cast<halir::BufferLoadOp>(op)) {
+    ValueType type = typeOf(load.getResult());
+    emit(op, &handlers::bufferLoad,
+         {plain(load.getSourceBuffer()), plain(load.getSourceOffset()),
+          plain(load.getResult())},
+         int64_t(std::max(1u, bitWidth(type) / 8)),
+         type == ValueType::I1 ? 1 : 0);
+    return true;
+  }
+  if (auto store = dyn_cast<halir::BufferStoreOp>(op)) {
+    ValueType type = typeOf(store.getValue());
+    emit(op, &handlers::bufferStore,
+         {plain(store.getValue()), plain(store.getTargetBuffer()),
+          plain(store.getTargetOffset())},
+         int64_t(std::max(1u, bitWidth(type) / 8)));
+    return true;
+  }
   if (auto length = dyn_cast<halir::BufferLengthOp>(op)) {
     emit(op, &handlers::bufferLength,
          {plain(length.getBuffer()), plain(length.getResult())});

@@ -98,3 +98,27 @@ module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
     util.return %r : !hal.buffer_view
   }
 }
+
+// -----
+
+// A scalar read on the host goes through a staging copy on the tensor's
+// device (element 2 of f32: byte 8); an insert writes a staging copy and
+// sends it back.
+// CHECK-LABEL: util.func public @scalars
+// CHECK: %[[ST:.+]] = stream.async.transfer %{{.+}} : !stream.resource<external>{%{{.+}}} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<staging>{%{{.+}}}
+// CHECK: %[[V:.+]] = stream.async.load %[[ST]][%{{.+}}] : !stream.resource<staging>{%{{.+}}} -> f32
+// CHECK: %[[ST2:.+]] = stream.async.transfer {{.*}} !stream.resource<staging>{%{{.+}}}
+// CHECK: %[[W:.+]] = stream.async.store %[[V]], %[[ST2]][%{{.+}}] : f32 -> %[[ST2]] as !stream.resource<staging>{%{{.+}}}
+// CHECK: stream.async.transfer %[[W]] : !stream.resource<staging>{%{{.+}}} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<*>{%{{.+}}}
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @scalars(%arg0: !hal.buffer_view) -> (f32, !hal.buffer_view) {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<4xf32>
+    %c2 = arith.constant 2 : index
+    %v = tensor.extract %x[%c2] : tensor<4xf32>
+    %c0 = arith.constant 0 : index
+    %y = tensor.insert %v into %x[%c0] : tensor<4xf32>
+    %r = hal.tensor.export %y : tensor<4xf32> -> !hal.buffer_view
+    util.return %v, %r : f32, !hal.buffer_view
+  }
+}

@@ -376,7 +376,8 @@ bool isHostOp(Operation *op) {
   if (isa<arith::ConstantOp, tensor::EmptyOp, tensor::ExpandShapeOp,
           tensor::CollapseShapeOp, tensor::ExtractSliceOp,
           tensor::InsertSliceOp, tensor::ConcatOp, tensor::PadOp,
-          tensor::ReshapeOp, tensor::YieldOp>(op))
+          tensor::ReshapeOp, tensor::YieldOp, tensor::ExtractOp,
+          tensor::InsertOp>(op))
     return true;
   // Scalar arithmetic stays on the host.
   if (ns == "arith" || ns == "math")

@@ -721,6 +721,23 @@ struct ScheduleAllocationPass
         if (failed(allocator.convert(execute)))
           return signalPassFailure();
       allocator.deallocateBetweenRegions(*block);
+      // Host reads and writes of staging resources (awaited by the host).
+      for (Operation &op : llvm::make_early_inc_range(*block)) {
+        OpBuilder builder(&op);
+        if (auto load = dyn_cast<AsyncLoadOp>(op)) {
+          Value value = ResourceLoadOp::create(
+              builder, load.getLoc(), load.getType(), load.getSource(),
+              load.getSourceSize(), load.getSourceOffset());
+          load.getResult().replaceAllUsesWith(value);
+          load.erase();
+        } else if (auto store = dyn_cast<AsyncStoreOp>(op)) {
+          ResourceStoreOp::create(builder, store.getLoc(), store.getTarget(),
+                                  store.getTargetSize(),
+                                  store.getTargetOffset(), store.getValue());
+          store.getResult().replaceAllUsesWith(store.getTarget());
+          store.erase();
+        }
+      }
     }
     module.walk([](scf::ForOp loop) {
       if (!loop->getParentOfType<ExecutableOp>())

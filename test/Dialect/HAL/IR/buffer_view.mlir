@@ -17,6 +17,10 @@ util.func public @buffer_views(%b: !hal.buffer, %off: index, %len: index, %d0: i
   %b2 = hal.buffer_view.buffer<%bv : !hal.buffer_view> : !hal.buffer
   // CHECK: hal.buffer.length<%arg0 : !hal.buffer> : index
   %blen = hal.buffer.length<%b : !hal.buffer> : index
+  // CHECK: %[[LD:.+]] = hal.buffer.load<%arg0 : !hal.buffer>[%arg1] : f32
+  %ld = hal.buffer.load<%b : !hal.buffer>[%off] : f32
+  // CHECK: hal.buffer.store<%arg0 : !hal.buffer>[%arg1] value(%[[LD]] : f32)
+  hal.buffer.store<%b : !hal.buffer>[%off] value(%ld : f32)
   // CHECK: hal.buffer_view.rank<%0 : !hal.buffer_view> : index
   %rk = hal.buffer_view.rank<%bv : !hal.buffer_view> : index
   // The dimension is an integer literal without a type.

@@ -160,3 +160,25 @@ util.func public @two_results(%x: !stream.resource<external>, %y: !stream.resour
   %vb = stream.tensor.export on(#hal.device.affinity<@b>) %b : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
   util.return %va, %vb : !hal.buffer_view, !hal.buffer_view
 }
+
+// -----
+
+// stream.async.load/store are host ops on staging resources (not
+// streamable): the region ends at the staging copy, the host awaits it and
+// reads; a store's result goes back to the device in a new region.
+// CHECK-LABEL: util.func public @host_load_store
+// CHECK: %[[R:.+]], %[[T:.+]] = stream.async.execute
+// CHECK: stream.async.transfer
+// CHECK: stream.yield
+// CHECK: %[[A:.+]] = stream.timepoint.await %[[T]] => %[[R]] : !stream.resource<staging>
+// CHECK: %[[V:.+]] = stream.async.load %[[A]]
+// CHECK: %[[S:.+]] = stream.async.store %[[V]], %[[A]]
+// CHECK: stream.async.execute {{.*}}with(%[[S]] as
+util.func public @host_load_store(%x: !stream.resource<external>, %sz: index) -> (f32, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %st = stream.async.transfer %x : !stream.resource<external>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<staging>{%sz}
+  %v = stream.async.load %st[%c0] : !stream.resource<staging>{%sz} -> f32
+  %w = stream.async.store %v, %st[%c0] : f32 -> %st as !stream.resource<staging>{%sz}
+  %back = stream.async.transfer %w : !stream.resource<staging>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<transient>{%sz}
+  util.return %v, %back : f32, !stream.resource<transient>
+}

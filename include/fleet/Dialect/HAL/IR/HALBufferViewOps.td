@@ -74,6 +74,47 @@ def HAL_BufferLengthOp : HAL_Op<"buffer.length", [Pure]> {
   }];
 }
 
+def HAL_BufferLoadOp : HAL_Op<"buffer.load"> {
+  let summary = "Reads a value from a mapped buffer";
+  let description = [{
+    IREE's op and syntax: a host read of a primitive at a byte offset of a
+    host-visible buffer (the lowering of `stream.resource.load`); the value
+    takes its type's byte width (i1: one byte, nonzero is true).
+
+    ```mlir
+    %v = hal.buffer.load<%b : !hal.buffer>[%off] : f32
+    ```
+  }];
+  let arguments = (ins HAL_Buffer:$source_buffer, Index:$source_offset);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat, Index]>:$result);
+  let assemblyFormat = [{
+    `<` $source_buffer `:` type($source_buffer) `>` ``
+    `[` $source_offset `]` `:` type($result) attr-dict-with-keyword
+  }];
+}
+
+def HAL_BufferStoreOp : HAL_Op<"buffer.store"> {
+  let summary = "Writes a value into a mapped buffer";
+  let description = [{
+    IREE's op and syntax: a host write of a primitive at a byte offset of a
+    host-visible buffer (the lowering of `stream.resource.store`).
+
+    ```mlir
+    hal.buffer.store<%b : !hal.buffer>[%off] value(%v : f32)
+    ```
+  }];
+  let arguments = (ins
+    AnyTypeOf<[AnySignlessInteger, AnyFloat, Index]>:$value,
+    HAL_Buffer:$target_buffer,
+    Index:$target_offset
+  );
+  let assemblyFormat = [{
+    `<` $target_buffer `:` type($target_buffer) `>` ``
+    `[` $target_offset `]` `value` `(` $value `:` type($value) `)`
+    attr-dict-with-keyword
+  }];
+}
+
 def HAL_BufferViewRankOp : HAL_Op<"buffer_view.rank", [Pure]> {
   let summary = "The rank of a view";
   let description = [{

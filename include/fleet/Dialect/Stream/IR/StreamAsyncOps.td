@@ -324,11 +324,12 @@ def Stream_AsyncBarrierOp : Stream_Op<"async.barrier", [
 }
 
 def Stream_AsyncLoadOp : Stream_Op<"async.load", [
-    Stream_StreamableOp,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>]> {
   let summary = "Reads a value at a byte offset of a staging resource";
   let description = [{
-    A primitive or vector; there is no `on`.
+    A primitive or vector; there is no `on`. Not streamable (as in IREE): a
+    host read, after the host awaited the resource; schedule-allocation
+    makes it a `stream.resource.load`.
 
     ```mlir
     %x = stream.async.load %st[%off] : !stream.resource<staging>{%sz} -> f32
@@ -349,13 +350,14 @@ def Stream_AsyncLoadOp : Stream_Op<"async.load", [
 }
 
 def Stream_AsyncStoreOp : Stream_Op<"async.store", [
-    Stream_StreamableOp,
     AllTypesMatch<["target", "result"]>,
     DeclareOpInterfaceMethods<Util_TiedOp, ["getTiedResultOperandIndex"]>,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>]> {
   let summary = "Writes a value at a byte offset of a staging resource";
   let description = [{
-    The result reuses the target's storage; there is no `on`.
+    The result reuses the target's storage; there is no `on`. Not
+    streamable: a host write (`stream.resource.store` after
+    schedule-allocation).
 
     ```mlir
     %st2 = stream.async.store %x, %st[%off] : f32 -> %st as !stream.resource<staging>{%sz}
