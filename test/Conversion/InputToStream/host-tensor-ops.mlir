@@ -122,3 +122,43 @@ module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
     util.return %v, %r : f32, !hal.buffer_view
   }
 }
+
+// -----
+
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @insert_strided(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<4x4xf32>
+    %y = hal.tensor.import %arg1 : !hal.buffer_view -> tensor<2x2xf32>
+    // expected-error @+1 {{has non-unit strides; host-side slices copy contiguous runs only}}
+    %z = tensor.insert_slice %y into %x[0, 0] [2, 2] [2, 2] : tensor<2x2xf32> into tensor<4x4xf32>
+    %r = hal.tensor.export %z : tensor<4x4xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
+
+// -----
+
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @concat_columns(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<5000x1xf32>
+    // expected-error @+1 {{would copy more than 4096 separate runs on the host; compute it in a kernel}}
+    %c = tensor.concat dim(1) %x, %x : (tensor<5000x1xf32>, tensor<5000x1xf32>) -> tensor<5000x2xf32>
+    %r = hal.tensor.export %c : tensor<5000x2xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
+
+// -----
+
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @reshape_dynamic(%arg0: !hal.buffer_view) {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<2x2xf32>
+    %shape = arith.constant dense<[4]> : tensor<1xindex>
+    // expected-error @+1 {{has a dynamic result shape; host-side reshapes need a static one}}
+    %f = tensor.reshape %x(%shape) : (tensor<2x2xf32>, tensor<1xindex>) -> tensor<?xf32>
+    util.return
+  }
+}
