@@ -110,12 +110,8 @@ struct ExportPattern : public PlacementPattern<hal::TensorExportOp> {
     if (failed(resource))
       return failure();
     Value size = placement.getSize(rewriter, loc, type);
-    Value exported = *resource;
-    auto external = getResourceType(op.getContext(), stream::Lifetime::External);
-    if (exported.getType() != external)
-      exported = stream::AsyncTransferOp::create(
-          rewriter, loc, external, exported, size, size, Attribute{}, affinity,
-          affinity);
+    Value exported = placement.asLifetime(rewriter, loc, *resource, type,
+                                          stream::Lifetime::External, affinity);
     rewriter.replaceOpWithNewOp<stream::TensorExportOp>(
         op, op.getType(), exported, TypeAttr::get(type), ValueRange{}, size,
         affinity);

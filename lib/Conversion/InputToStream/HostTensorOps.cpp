@@ -314,8 +314,18 @@ Value getElementOffset(OpBuilder &b, Location loc, RankedTensorType type,
   return arith::MulIOp::create(b, loc, offset, bytes);
 }
 
-stream::ResourceType getStagingType(MLIRContext *context) {
-  return stream::ResourceType::get(context, stream::Lifetime::Staging);
+/// A staging copy of `tensor` on the device it lives on (or `op`'s
+/// default), for host reads and writes.
+FailureOr<Value> stageTensor(ConversionPatternRewriter &rewriter,
+                             Placement &placement, Operation *op,
+                             Value tensor, Value converted, Attribute lives) {
+  FailureOr<Value> resource = placement.getResourceAt(
+      rewriter, op->getLoc(), tensor, converted, lives);
+  if (failed(resource))
+    return failure();
+  return placement.asLifetime(rewriter, op->getLoc(), *resource,
+                              cast<RankedTensorType>(tensor.getType()),
+                              stream::Lifetime::Staging, lives);
 }
 
 /// tensor.extract of a scalar on the host: the tensor is copied to staging
@@ -325,20 +335,17 @@ struct ExtractPattern : public PlacementPattern<tensor::ExtractOp> {
   LogicalResult
   matchAndRewrite(tensor::ExtractOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     RankedTensorType type = op.getTensor().getType();
-    Attribute lives = getAffinityOr(op.getTensor(), op);
-    FailureOr<Value> resource = placement.getResourceAt(
-        rewriter, loc, op.getTensor(), adaptor.getTensor(), lives);
-    if (failed(resource))
+    FailureOr<Value> staging =
+        stageTensor(rewriter, placement, op, op.getTensor(),
+                    adaptor.getTensor(), getAffinityOr(op.getTensor(), op));
+    if (failed(staging))
       return failure();
-    Value size = placement.getSize(rewriter, loc, type);
-    Value staging = stream::AsyncTransferOp::create(
-        rewriter, loc, getStagingType(op.getContext()), *resource, size, size,
-        Attribute{}, lives, lives);
+    Location loc = op.getLoc();
     Value offset = getElementOffset(rewriter, loc, type, adaptor.getIndices());
-    rewriter.replaceOpWithNewOp<stream::AsyncLoadOp>(op, op.getType(), staging,
-                                                     size, offset);
+    rewriter.replaceOpWithNewOp<stream::AsyncLoadOp>(
+        op, op.getType(), *staging, placement.getSize(rewriter, loc, type),
+        offset);
     return success();
   }
 };
@@ -350,24 +357,22 @@ struct InsertPattern : public PlacementPattern<tensor::InsertOp> {
   LogicalResult
   matchAndRewrite(tensor::InsertOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     RankedTensorType type = op.getDest().getType();
     Attribute lives = getAffinityOr(op.getDest(), op);
-    FailureOr<Value> resource = placement.getResourceAt(
-        rewriter, loc, op.getDest(), adaptor.getDest(), lives);
-    if (failed(resource))
+    FailureOr<Value> staging = stageTensor(rewriter, placement, op,
+                                           op.getDest(), adaptor.getDest(),
+                                           lives);
+    if (failed(staging))
       return failure();
+    Location loc = op.getLoc();
     Value size = placement.getSize(rewriter, loc, type);
-    Value staging = stream::AsyncTransferOp::create(
-        rewriter, loc, getStagingType(op.getContext()), *resource, size, size,
-        Attribute{}, lives, lives);
     Value offset = getElementOffset(rewriter, loc, type, adaptor.getIndices());
     Value stored = stream::AsyncStoreOp::create(
-        rewriter, loc, staging.getType(), staging, size, offset,
+        rewriter, loc, staging->getType(), *staging, size, offset,
         adaptor.getScalar());
-    rewriter.replaceOpWithNewOp<stream::AsyncTransferOp>(
-        op, getUnknownType(op.getContext()), stored, size, size, Attribute{},
-        lives, lives);
+    rewriter.replaceOp(op, placement.asLifetime(rewriter, loc, stored, type,
+                                                stream::Lifetime::Unknown,
+                                                lives));
     return success();
   }
 };

@@ -116,16 +116,25 @@ FailureOr<Value> Placement::getResourceAt(OpBuilder &b, Location loc,
   return transferred;
 }
 
+Value Placement::asLifetime(OpBuilder &b, Location loc, Value resource,
+                            RankedTensorType type, stream::Lifetime lifetime,
+                            Attribute affinity) {
+  auto target = stream::ResourceType::get(b.getContext(), lifetime);
+  if (resource.getType() == target)
+    return resource;
+  Value size = getSize(b, loc, type);
+  return stream::AsyncTransferOp::create(b, loc, target, resource, size, size,
+                                         Attribute{}, affinity, affinity);
+}
+
 Value Placement::asUnknown(OpBuilder &b, Location loc, Value resource,
                            RankedTensorType type, Attribute affinity,
                            bool foldable) {
-  auto unknown =
-      stream::ResourceType::get(b.getContext(), stream::Lifetime::Unknown);
-  if (resource.getType() == unknown)
+  Value transferred = asLifetime(b, loc, resource, type,
+                                 stream::Lifetime::Unknown, affinity);
+  if (transferred == resource)
     return resource;
-  Value size = getSize(b, loc, type);
-  auto transfer = stream::AsyncTransferOp::create(
-      b, loc, unknown, resource, size, size, Attribute{}, affinity, affinity);
+  auto transfer = cast<stream::AsyncTransferOp>(transferred.getDefiningOp());
   if (foldable) {
     adapters.push_back(transfer);
     adapterSet.insert(transfer);

@@ -65,6 +65,13 @@ public:
     replicas[{global, affinity}] = replica;
   }
 
+  /// `resource` (holding a `type` tensor) with lifetime `lifetime` on
+  /// `affinity`: itself when it has it, else a same-affinity lifetime
+  /// transfer (a copy into memory of that kind).
+  mlir::Value asLifetime(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value resource, mlir::RankedTensorType type,
+                         stream::Lifetime lifetime, mlir::Attribute affinity);
+
   /// Replaces each recorded lifetime adapter by its source where every user
   /// is a streamable op reading it untied (those take any lifetime); control
   /// flow, barriers, awaits and tied operands keep them, as their types must

@@ -182,13 +182,9 @@ struct GlobalStorePattern : public PlacementPattern<util::GlobalStoreOp> {
         rewriter, loc, value, adaptor.getValue(), home);
     if (failed(resource))
       return failure();
-    Value stored = *resource;
-    if (stored.getType() != global.getType()) {
-      Value size = placement.getSize(rewriter, loc, type);
-      stored = stream::AsyncTransferOp::create(
-          rewriter, loc, global.getType(), stored, size, size, Attribute{},
-          home, home);
-    }
+    Value stored = placement.asLifetime(
+        rewriter, loc, *resource, type,
+        cast<stream::ResourceType>(global.getType()).getLifetime(), home);
     rewriter.replaceOpWithNewOp<util::GlobalStoreOp>(op, stored,
                                                      op.getGlobalAttr());
     return success();
