@@ -137,6 +137,14 @@ LogicalResult prepareGlobal(ModuleOp module, util::GlobalOp global,
   return success();
 }
 
+/// The tensor global (already a resource global) `symbol` names from `op`.
+util::GlobalOp lookupTensorGlobal(Operation *op, FlatSymbolRefAttr symbol) {
+  auto global = SymbolTable::lookupNearestSymbolFrom<util::GlobalOp>(op, symbol);
+  return global && isa<stream::ResourceType>(global.getType())
+             ? global
+             : util::GlobalOp();
+}
+
 struct GlobalLoadPattern : public PlacementPattern<util::GlobalLoadOp> {
   GlobalLoadPattern(const TypeConverter &converter, MLIRContext *context,
                     Placement &placement)
@@ -145,9 +153,8 @@ struct GlobalLoadPattern : public PlacementPattern<util::GlobalLoadOp> {
   LogicalResult
   matchAndRewrite(util::GlobalLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto global = SymbolTable::lookupNearestSymbolFrom<util::GlobalOp>(
-        op, op.getGlobalAttr());
-    if (!global || !isa<stream::ResourceType>(global.getType()))
+    util::GlobalOp global = lookupTensorGlobal(op, op.getGlobalAttr());
+    if (!global)
       return rewriter.notifyMatchFailure(op, "not a converted tensor global");
     Location loc = op.getLoc();
     Value loaded = util::GlobalLoadOp::create(
@@ -170,9 +177,8 @@ struct GlobalStorePattern : public PlacementPattern<util::GlobalStoreOp> {
   LogicalResult
   matchAndRewrite(util::GlobalStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto global = SymbolTable::lookupNearestSymbolFrom<util::GlobalOp>(
-        op, op.getGlobalAttr());
-    if (!global || !isa<stream::ResourceType>(global.getType()))
+    util::GlobalOp global = lookupTensorGlobal(op, op.getGlobalAttr());
+    if (!global)
       return rewriter.notifyMatchFailure(op, "not a converted tensor global");
     Location loc = op.getLoc();
     Value value = op.getValue();
