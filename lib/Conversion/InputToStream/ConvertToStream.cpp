@@ -467,6 +467,7 @@ struct ConvertToStreamPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    stream_conversion::hoistConstantsToGlobals(module);
     stream::AffinityAnalysis analysis(module);
     if (failed(analysis.run()))
       return signalPassFailure();

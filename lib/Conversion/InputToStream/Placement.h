@@ -123,6 +123,11 @@ struct PlacementPattern : public mlir::OpConversionPattern<OpTy> {
 mlir::LogicalResult prepareTensorGlobals(mlir::ModuleOp module,
                                          Placement &placement);
 
+/// Moves every non-splat tensor constant of host code into an immutable
+/// tensor global `@__constant_N` (loaded where the constant was), so that
+/// prepareTensorGlobals places it once at load. Runs before the analysis.
+void hoistConstantsToGlobals(mlir::ModuleOp module);
+
 /// util.global.load/store of tensors -> of resources.
 void populateGlobalPatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns,

@@ -16,6 +16,10 @@
 //   value to the home as a variable (the host waits for it before storing).
 // - Loads are resource loads; consumers on another device read the replica
 //   or get a transfer (Placement::getResourceAt).
+// - A non-splat tensor constant in host code (one too large to be cloned
+//   into its dispatches) is hoisted into such an immutable global first, so
+//   it is placed once at load as well; splats stay floating (a fill is
+//   cheaper than a copy).
 //
 //===----------------------------------------------------------------------===//
 
@@ -198,6 +202,45 @@ struct GlobalStorePattern : public PlacementPattern<util::GlobalStoreOp> {
 };
 
 } // namespace
+
+void hoistConstantsToGlobals(ModuleOp module) {
+  SymbolTable symbols(module);
+  OpBuilder builder(module.getContext());
+  // After the device globals, before the functions.
+  Block *body = module.getBody();
+  auto insertAt = body->begin();
+  for (auto it = body->begin(); it != body->end(); ++it)
+    if (auto global = dyn_cast<util::GlobalOp>(*it);
+        global && !isa<RankedTensorType>(global.getType()))
+      insertAt = std::next(it);
+  SmallVector<arith::ConstantOp> constants;
+  for (Operation &op : *body)
+    if (isa<util::FuncOp, util::InitializerOp>(op))
+      op.walk([&](arith::ConstantOp constant) {
+        auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+        auto denseElements = dyn_cast<DenseElementsAttr>(constant.getValue());
+        if (elements && isa<RankedTensorType>(constant.getType()) &&
+            !(denseElements && denseElements.isSplat()))
+          constants.push_back(constant);
+      });
+  unsigned counter = 0;
+  for (arith::ConstantOp constant : constants) {
+    builder.setInsertionPoint(body, insertAt);
+    auto global = util::GlobalOp::create(
+        builder, constant.getLoc(), "__constant_" + std::to_string(counter++),
+        /*isMutable=*/false, constant.getType(), constant.getValue());
+    global.setSymVisibility("private");
+    symbols.insert(global); // uniques the name
+    OpBuilder at(constant);
+    Value loaded = util::GlobalLoadOp::create(
+        at, constant.getLoc(), constant.getType(),
+        FlatSymbolRefAttr::get(global.getSymNameAttr()), at.getUnitAttr());
+    constant.getResult().replaceAllUsesWith(loaded);
+    constant.erase();
+    LLVM_DEBUG(llvm::dbgs() << "constant hoisted into @"
+                            << global.getSymName() << "\n");
+  }
+}
 
 LogicalResult prepareTensorGlobals(ModuleOp module, Placement &placement) {
   SmallVector<util::GlobalOp> globals;

@@ -73,3 +73,26 @@ module {
   // expected-error @+1 {{is a tensor global without an affinity}}
   util.global private @nowhere = dense<1.0> : tensor<4xf32>
 }
+
+// -----
+
+// A non-splat constant in host code is placed once at load like an
+// immutable global (hoisted into @__constant_0); a splat stays a constant
+// materialized where it is used.
+// CHECK: util.global private @__constant_0 : !stream.resource<constant>
+// CHECK: util.initializer {
+// CHECK:   stream.async.constant on(#hal.device.affinity<@a>) : !stream.resource<constant>{%c16} = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>
+// CHECK-LABEL: util.func public @consts
+// CHECK: %[[W:.+]] = util.global.load immutable @__constant_0 : !stream.resource<constant>
+// CHECK: %[[S:.+]] = stream.async.constant on(#hal.device.affinity<@a>) : !stream.resource<constant>{%{{.+}}} = dense<2.000000e+00> : tensor<4xf32>
+// CHECK: stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%[[W]][{{.+}}], %[[S]][{{.+}}])
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @consts() -> !hal.buffer_view {
+    %w = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+    %s = arith.constant dense<2.0> : tensor<4xf32>
+    %0 = flow.dispatch @ex::@f(%w, %s) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %r = hal.tensor.export %0 : tensor<4xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
