@@ -121,6 +121,50 @@ std::string describeRoot(linalg::LinalgOp root) {
   return name + "_" + getShapeName(shaped) + "_" + element;
 }
 
+/// Text of an executable (export grid + inner module) for deduplication;
+/// the caller blanks the function name first.
+std::string getExecutableKey(stream::ExecutableOp executable) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  OpPrintingFlags flags;
+  flags.printGenericOpForm().useLocalScope();
+  for (Operation &op : executable.getBody().front()) {
+    if (auto exportOp = dyn_cast<stream::ExecutableExportOp>(op)) {
+      for (Block &block : exportOp.getWorkgroupCount())
+        for (Operation &nested : block)
+          nested.print(os, flags);
+    } else if (isa<ModuleOp>(op)) {
+      op.print(os, flags);
+    }
+  }
+  return key;
+}
+
+/// getExecutableKey with the inner functions renamed to a fixed name, so
+/// executables differing only in their names get the same key.
+std::string getRenamedExecutableKey(stream::ExecutableOp executable) {
+  SmallVector<std::pair<func::FuncOp, StringAttr>> renamed;
+  for (Operation &op : executable.getBody().front())
+    if (auto inner = dyn_cast<ModuleOp>(op))
+      for (auto func : inner.getOps<func::FuncOp>()) {
+        renamed.push_back({func, func.getSymNameAttr()});
+        func.setSymName("__key__");
+      }
+  std::string key = getExecutableKey(executable);
+  for (auto [func, name] : renamed)
+    func.setSymNameAttr(name);
+  return key;
+}
+
+/// The export of `executable` as a dispatch entry point.
+SymbolRefAttr getEntryPointOf(stream::ExecutableOp executable) {
+  auto exportOp =
+      *executable.getBody().front().getOps<stream::ExecutableExportOp>().begin();
+  return SymbolRefAttr::get(
+      executable.getSymNameAttr(),
+      {FlatSymbolRefAttr::get(exportOp.getSymNameAttr())});
+}
+
 class DispatchOutliner {
 public:
   DispatchOutliner(ModuleOp module) : module(module), symbolTable(module) {}
@@ -131,6 +175,10 @@ public:
 private:
   ModuleOp module;
   SymbolTable symbolTable;
+  /// Key → the first executable outlined with it. Duplicates are erased as
+  /// soon as they are made, so the module never holds one executable per
+  /// dispatch (10k dispatches of two kernels keep two executables alive).
+  llvm::StringMap<stream::ExecutableOp> outlined;
 };
 
 LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
@@ -288,26 +336,16 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   for (Operation *op : llvm::reverse(ordered))
     if (op->use_empty())
       op->erase();
-  return success();
-}
-
-/// Text of an executable (export grid + inner module) for deduplication;
-/// the caller blanks the function name first.
-std::string getExecutableKey(stream::ExecutableOp executable) {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  OpPrintingFlags flags;
-  flags.printGenericOpForm().useLocalScope();
-  for (Operation &op : executable.getBody().front()) {
-    if (auto exportOp = dyn_cast<stream::ExecutableExportOp>(op)) {
-      for (Block &block : exportOp.getWorkgroupCount())
-        for (Operation &nested : block)
-          nested.print(os, flags);
-    } else if (isa<ModuleOp>(op)) {
-      op.print(os, flags);
-    }
+  // An identical executable made earlier serves this dispatch too.
+  auto [it, inserted] =
+      outlined.try_emplace(getRenamedExecutableKey(executable), executable);
+  if (!inserted) {
+    LLVM_DEBUG(llvm::dbgs() << "dedup: " << executable.getSymName() << " -> "
+                            << it->second.getSymName() << "\n");
+    dispatch.setEntryPointAttr(getEntryPointOf(it->second));
+    symbolTable.erase(executable);
   }
-  return key;
+  return success();
 }
 
 /// Merges executables whose bodies are identical and redirects dispatches.
@@ -316,21 +354,7 @@ void deduplicateExecutables(ModuleOp module) {
   DenseMap<Attribute, SymbolRefAttr> replacements;
   for (auto executable :
        llvm::make_early_inc_range(module.getOps<stream::ExecutableOp>())) {
-    // Rename the inner function and export to a fixed name while hashing.
-    std::string key;
-    {
-      SmallVector<std::pair<Operation *, StringAttr>> renamed;
-      for (Operation &op : executable.getBody().front()) {
-        if (auto inner = dyn_cast<ModuleOp>(op))
-          for (auto func : inner.getOps<func::FuncOp>()) {
-            renamed.push_back({func, func.getSymNameAttr()});
-            func.setSymName("__key__");
-          }
-      }
-      key = getExecutableKey(executable);
-      for (auto [op, name] : renamed)
-        cast<func::FuncOp>(op).setSymNameAttr(name);
-    }
+    std::string key = getRenamedExecutableKey(executable);
     auto [it, inserted] = byKey.try_emplace(key, executable);
     if (inserted)
       continue;
