@@ -34,7 +34,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build", nargs="?", default="build")
     parser.add_argument("phase", nargs="?", default="hal")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--discrete", action="store_true")
     args = parser.parse_args()
     compiler = os.path.join(args.build, "bin", "fleet-compile")
