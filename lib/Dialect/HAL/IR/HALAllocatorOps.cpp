@@ -109,3 +109,16 @@ Value AllocatorImportOp::getOperandSize(unsigned) { return {}; }
 Value AllocatorImportOp::getResultSize(unsigned idx) {
   return idx == 1 ? getLength() : Value();
 }
+
+//===----------------------------------------------------------------------===//
+// Result names (IREE's, docs/ir-reference.md "Result names")
+//===----------------------------------------------------------------------===//
+
+void AllocatorAllocateOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "buffer");
+}
+
+void AllocatorImportOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getDidImport(), "did_import");
+  setNameFn(getResult(), "mapped");
+}

@@ -169,3 +169,27 @@ std::optional<unsigned>
 TensorAliasOp::getTiedResultOperandIndex(unsigned resultIndex) {
   return getSourceMutable().getOperandNumber();
 }
+
+//===----------------------------------------------------------------------===//
+// Result names (IREE's, docs/ir-reference.md "Result names")
+//===----------------------------------------------------------------------===//
+
+void BufferViewCreateOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "view");
+}
+
+void BufferViewBufferOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "buffer");
+}
+
+void ElementTypeOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  std::string name = "element_type_";
+  llvm::raw_string_ostream os(name);
+  os << getTypeAttr().getValue();
+  setNameFn(getResult(), name);
+}
+
+void EncodingTypeOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  if (!getEncodingAttr())
+    setNameFn(getResult(), "dense_row_major");
+}

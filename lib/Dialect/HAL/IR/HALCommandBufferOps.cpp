@@ -32,3 +32,27 @@ Value CommandBufferUpdateBufferOp::getOperandSize(unsigned idx) {
 }
 
 Value CommandBufferUpdateBufferOp::getResultSize(unsigned) { return {}; }
+
+//===----------------------------------------------------------------------===//
+// Result names (IREE's, docs/ir-reference.md "Result names")
+//===----------------------------------------------------------------------===//
+
+void FenceCreateOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "fence");
+}
+
+void FenceJoinOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "fence");
+}
+
+void FenceAwaitOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getStatus(), "status");
+}
+
+void CommandBufferCreateOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "cmd");
+}
+
+void CommandBufferDeviceOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "device");
+}

@@ -7,6 +7,8 @@
 
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace fleet;
 using namespace fleet::hal;
@@ -56,3 +58,31 @@ LogicalResult fleet::hal::verifyQueueFences(Operation *op, Value wait,
 Value DeviceQueueAllocaOp::getOperandSize(unsigned) { return {}; }
 
 Value DeviceQueueAllocaOp::getResultSize(unsigned) { return getResultSize(); }
+
+//===----------------------------------------------------------------------===//
+// Result names (IREE's, docs/ir-reference.md "Result names")
+//===----------------------------------------------------------------------===//
+
+void DeviceAllocatorOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "allocator");
+}
+
+void DevicesCountOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "device_count");
+}
+
+/// `%device_<i>` for a constant index, else `%device_n`.
+void DevicesGetOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  APInt index;
+  if (!matchPattern(getIndex(), m_ConstantInt(&index))) {
+    setNameFn(getResult(), "device_n");
+    return;
+  }
+  SmallString<16> name("device_");
+  index.toStringUnsigned(name);
+  setNameFn(getResult(), name);
+}
+
+void DeviceQueueAllocaOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "transient_buffer");
+}

@@ -138,3 +138,11 @@ ExecutableLookupOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
            << getExecutableAttr() << " does not name a hal.executable";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Result names (IREE's, docs/ir-reference.md "Result names")
+//===----------------------------------------------------------------------===//
+
+void ExecutableLookupOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "exe");
+}

@@ -478,3 +478,11 @@ Value YieldOp::getOperandSize(unsigned idx) {
   return findOperandSize(idx, getResourceOperands(), getResourceOperandSizes());
 }
 Value YieldOp::getResultSize(unsigned) { return {}; }
+
+//===----------------------------------------------------------------------===//
+// Result names (IREE's, docs/ir-reference.md "Result names")
+//===----------------------------------------------------------------------===//
+
+void AsyncConstantOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "cst");
+}

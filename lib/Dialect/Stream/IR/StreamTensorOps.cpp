@@ -363,3 +363,15 @@ Value TensorDispatchOp::getOperandSize(unsigned idx) {
 Value TensorDispatchOp::getResultSize(unsigned idx) {
   return findValueSize(idx, getResultTypes(), getResultSizes());
 }
+
+//===----------------------------------------------------------------------===//
+// Result names (IREE's, docs/ir-reference.md "Result names")
+//===----------------------------------------------------------------------===//
+
+void TensorEmptyOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "empty");
+}
+
+void TensorConstantOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "cst");
+}

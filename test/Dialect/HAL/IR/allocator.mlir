@@ -71,7 +71,7 @@ util.func public @allocate_and_import(%alloc: !hal.allocator, %q: i64, %mt: i32,
   // CHECK: hal.allocator.allocate<%arg0 : !hal.allocator> affinity(%arg1) type(%arg2) usage(%arg3) : !hal.buffer{%arg4} attributes {note}
   %buf1 = hal.allocator.allocate<%alloc : !hal.allocator> affinity(%q) type(%mt) usage(%bu) : !hal.buffer{%sz} attributes {note}
   // `source` comes before `affinity`; the buffer has no `{size}`.
-  // CHECK: %did_import, %result = hal.allocator.import<%arg0 : !hal.allocator> source(%arg5 : !util.buffer)[%arg6, %arg7] affinity(%arg1) type(%arg2) usage(%arg3) : i1, !hal.buffer
+  // CHECK: %did_import, %mapped = hal.allocator.import<%arg0 : !hal.allocator> source(%arg5 : !util.buffer)[%arg6, %arg7] affinity(%arg1) type(%arg2) usage(%arg3) : i1, !hal.buffer
   %ok, %imported = hal.allocator.import<%alloc : !hal.allocator> source(%hb : !util.buffer)[%off, %len] affinity(%q) type(%mt) usage(%bu) : i1, !hal.buffer
   util.return
 }

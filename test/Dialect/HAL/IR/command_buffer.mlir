@@ -13,11 +13,11 @@ util.func public @create(%dev: !hal.device, %q: i64, %cap: index) {
   %ind = hal.command_buffer.create device(%dev : !hal.device) mode("OneShot|AllowInlineExecution") categories(Dispatch) affinity(%q) bindings(%cap) : !hal.command_buffer
   // CHECK: hal.command_buffer.create device(%arg0 : !hal.device) mode("None") categories(Transfer) affinity(%arg1) : !hal.command_buffer attributes {note}
   %t = hal.command_buffer.create device(%dev : !hal.device) mode(None) categories(Transfer) affinity(%q) : !hal.command_buffer attributes {note}
-  // CHECK: hal.command_buffer.device<%0 : !hal.command_buffer> : !hal.device
+  // CHECK: %device = hal.command_buffer.device<%cmd : !hal.command_buffer> : !hal.device
   %d = hal.command_buffer.device<%cmd : !hal.command_buffer> : !hal.device
-  // CHECK: hal.command_buffer.finalize<%0 : !hal.command_buffer>
+  // CHECK: hal.command_buffer.finalize<%cmd : !hal.command_buffer>
   hal.command_buffer.finalize<%cmd : !hal.command_buffer>
-  // CHECK: hal.command_buffer.finalize<%1 : !hal.command_buffer> attributes {note}
+  // CHECK: hal.command_buffer.finalize<%cmd_0 : !hal.command_buffer> attributes {note}
   hal.command_buffer.finalize<%ind : !hal.command_buffer> attributes {note}
   util.return
 }

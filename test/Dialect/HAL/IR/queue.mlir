@@ -11,9 +11,9 @@ util.func public @alloca_dealloca(%dev: !hal.device, %q: i64, %wf: !hal.fence, %
   %b = hal.device.queue.alloca<%dev : !hal.device> affinity(%q) wait(%wf) signal(%sf) pool(%pool) type(%mt) usage(%bu) flags("None") : !hal.buffer{%sz}
   // CHECK: hal.device.queue.alloca<%arg0 : !hal.device> affinity(%arg1) wait(%arg2) signal(%arg3) pool(%arg4) type(%arg5) usage(%arg6) flags(IndeterminateLifetime) : !hal.buffer{%arg7} attributes {note}
   %b1 = hal.device.queue.alloca<%dev : !hal.device> affinity(%q) wait(%wf) signal(%sf) pool(%pool) type(%mt) usage(%bu) flags("IndeterminateLifetime") : !hal.buffer{%sz} attributes {note}
-  // CHECK: hal.device.queue.dealloca<%arg0 : !hal.device> affinity(%arg1) wait(%arg2) signal(%arg3) buffer(%0 : !hal.buffer) flags(PreferOrigin)
+  // CHECK: hal.device.queue.dealloca<%arg0 : !hal.device> affinity(%arg1) wait(%arg2) signal(%arg3) buffer(%transient_buffer : !hal.buffer) flags(PreferOrigin)
   hal.device.queue.dealloca<%dev : !hal.device> affinity(%q) wait(%wf) signal(%sf) buffer(%b : !hal.buffer) flags(PreferOrigin)
-  // CHECK: hal.device.queue.dealloca<%arg0 : !hal.device> affinity(%arg1) wait(%arg2) signal(%arg3) buffer(%1 : !hal.buffer) flags("None")
+  // CHECK: hal.device.queue.dealloca<%arg0 : !hal.device> affinity(%arg1) wait(%arg2) signal(%arg3) buffer(%transient_buffer_0 : !hal.buffer) flags("None")
   hal.device.queue.dealloca<%dev : !hal.device> affinity(%q) wait(%wf) signal(%sf) buffer(%b1 : !hal.buffer) flags(None)
   util.return
 }

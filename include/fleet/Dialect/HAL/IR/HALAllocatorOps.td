@@ -128,6 +128,7 @@ def HAL_AllocatorSelectOp : HAL_Op<"allocator.select", [
 //===----------------------------------------------------------------------===//
 
 def HAL_AllocatorAllocateOp : HAL_Op<"allocator.allocate", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>,
     MemoryEffects<[MemAlloc]>]> {
   let summary = "Synchronous buffer allocation";
@@ -159,6 +160,7 @@ def HAL_AllocatorAllocateOp : HAL_Op<"allocator.allocate", [
 }
 
 def HAL_AllocatorImportOp : HAL_Op<"allocator.import", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>]> {
   let summary = "Tries to wrap host memory as a buffer";
   let description = [{

@@ -11,7 +11,8 @@
 // Buffer views
 //===----------------------------------------------------------------------===//
 
-def HAL_BufferViewCreateOp : HAL_Op<"buffer_view.create", [Pure]> {
+def HAL_BufferViewCreateOp : HAL_Op<"buffer_view.create", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>, Pure]> {
   let summary = "A shaped, typed view of a buffer range";
   let description = [{
     Wraps `[offset, offset + length)` of the buffer with a shape (`index`
@@ -42,7 +43,8 @@ def HAL_BufferViewCreateOp : HAL_Op<"buffer_view.create", [Pure]> {
   }];
 }
 
-def HAL_BufferViewBufferOp : HAL_Op<"buffer_view.buffer", [Pure]> {
+def HAL_BufferViewBufferOp : HAL_Op<"buffer_view.buffer", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>, Pure]> {
   let summary = "The buffer behind a view";
   let description = [{
     ```mlir
@@ -175,7 +177,9 @@ def HAL_BufferViewAssertOp : HAL_Op<"buffer_view.assert"> {
   }];
 }
 
-def HAL_ElementTypeOp : HAL_Op<"element_type", [ConstantLike, Pure]> {
+def HAL_ElementTypeOp : HAL_Op<"element_type", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    ConstantLike, Pure]> {
   let summary = "The runtime element-type code of a type";
   let description = [{
     `(kind << 24) | bits` with kinds `0x10` signless int, `0x11` signed,
@@ -202,7 +206,9 @@ def HAL_ElementTypeOp : HAL_Op<"element_type", [ConstantLike, Pure]> {
   }];
 }
 
-def HAL_EncodingTypeOp : HAL_Op<"encoding_type", [ConstantLike, Pure]> {
+def HAL_EncodingTypeOp : HAL_Op<"encoding_type", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    ConstantLike, Pure]> {
   let summary = "The runtime encoding code (dense row-major)";
   let description = [{
     The constant 1, dense row-major: the only encoding Fleet supports. An

@@ -11,7 +11,9 @@
 // Fences
 //===----------------------------------------------------------------------===//
 
-def HAL_FenceCreateOp : HAL_Op<"fence.create", [MemoryEffects<[MemAlloc]>]> {
+def HAL_FenceCreateOp : HAL_Op<"fence.create", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    MemoryEffects<[MemAlloc]>]> {
   let summary = "Creates an unsignaled fence";
   let description = [{
     A new fence on the device's timeline. It stays unsignaled until a queue
@@ -31,7 +33,8 @@ def HAL_FenceCreateOp : HAL_Op<"fence.create", [MemoryEffects<[MemAlloc]>]> {
   }];
 }
 
-def HAL_FenceJoinOp : HAL_Op<"fence.join"> {
+def HAL_FenceJoinOp : HAL_Op<"fence.join", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "A fence reached when all inputs are";
   let description = [{
     Joins the timepoints of the input fences (wait-all).
@@ -98,7 +101,8 @@ def HAL_FenceFailOp : HAL_Op<"fence.fail"> {
   }];
 }
 
-def HAL_FenceAwaitOp : HAL_Op<"fence.await"> {
+def HAL_FenceAwaitOp : HAL_Op<"fence.await", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "Host wait on fences";
   let description = [{
     Blocks the host until every fence is reached or the timeout (`i32`
@@ -126,6 +130,7 @@ def HAL_FenceAwaitOp : HAL_Op<"fence.await"> {
 //===----------------------------------------------------------------------===//
 
 def HAL_CommandBufferCreateOp : HAL_Op<"command_buffer.create", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     MemoryEffects<[MemAlloc]>]> {
   let summary = "Starts recording a command buffer";
   let description = [{
@@ -173,7 +178,8 @@ def HAL_CommandBufferFinalizeOp : HAL_Op<"command_buffer.finalize"> {
   }];
 }
 
-def HAL_CommandBufferDeviceOp : HAL_Op<"command_buffer.device", [Pure]> {
+def HAL_CommandBufferDeviceOp : HAL_Op<"command_buffer.device", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>, Pure]> {
   let summary = "The device a command buffer was created for";
   let description = [{
     ```mlir

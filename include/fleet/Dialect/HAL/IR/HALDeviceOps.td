@@ -86,7 +86,8 @@ def HAL_DeviceQueryLinkOp : HAL_Op<"device.query.link", [Pure]> {
   }];
 }
 
-def HAL_DeviceAllocatorOp : HAL_Op<"device.allocator", [Pure]> {
+def HAL_DeviceAllocatorOp : HAL_Op<"device.allocator", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>, Pure]> {
   let summary = "The allocator of a device";
   let description = [{
     Returns the allocator that makes buffers compatible with the device.
@@ -102,7 +103,8 @@ def HAL_DeviceAllocatorOp : HAL_Op<"device.allocator", [Pure]> {
   }];
 }
 
-def HAL_DevicesCountOp : HAL_Op<"devices.count", [Pure]> {
+def HAL_DevicesCountOp : HAL_Op<"devices.count", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>, Pure]> {
   let summary = "Number of runtime devices";
   let description = [{
     The number of devices registered with the runtime.
@@ -116,7 +118,8 @@ def HAL_DevicesCountOp : HAL_Op<"devices.count", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
-def HAL_DevicesGetOp : HAL_Op<"devices.get", [Pure]> {
+def HAL_DevicesGetOp : HAL_Op<"devices.get", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>, Pure]> {
   let summary = "The runtime device at an index";
   let description = [{
     The device at `%index` in `[0, hal.devices.count)`.
@@ -143,6 +146,7 @@ class HAL_QueueOp<string mnemonic, list<Trait> traits = []>
     : HAL_Op<mnemonic, !listconcat([HAL_DeviceQueueOp], traits)>;
 
 def HAL_DeviceQueueAllocaOp : HAL_QueueOp<"device.queue.alloca", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>]> {
   let summary = "Queue-ordered allocation";
   let description = [{

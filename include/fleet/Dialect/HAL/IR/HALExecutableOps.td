@@ -174,6 +174,7 @@ def HAL_ReturnOp : HAL_Op<"return", [
 }
 
 def HAL_ExecutableLookupOp : HAL_Op<"executable.lookup", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "The loaded form of an executable on a device";
   let description = [{

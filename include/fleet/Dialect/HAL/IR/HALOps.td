@@ -24,6 +24,7 @@ include "fleet/Dialect/HAL/IR/HALAttrs.td"
 include "fleet/Dialect/Util/IR/UtilInterfaces.td"
 include "fleet/Dialect/Util/IR/UtilTypes.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 

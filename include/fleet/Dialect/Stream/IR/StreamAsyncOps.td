@@ -267,6 +267,7 @@ def Stream_AsyncDispatchOp : Stream_Op<"async.dispatch", [
 }
 
 def Stream_AsyncConstantOp : Stream_PureOp<"async.constant", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     Stream_AffinityOp,
     DeclareOpInterfaceMethods<Stream_StreamableOp, ["preferCloneToConsumers"]>,
     DeclareOpInterfaceMethods<Stream_TimelineOp>,

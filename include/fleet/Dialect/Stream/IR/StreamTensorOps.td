@@ -109,6 +109,7 @@ def Stream_TensorSizeOfOp : Stream_PureOp<"tensor.sizeof", [
 }
 
 def Stream_TensorEmptyOp : Stream_PureOp<"tensor.empty", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     Stream_AffinityOp, Stream_StreamableOp,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>]> {
   let summary = "A tensor with a shape but no defined contents";
@@ -134,6 +135,7 @@ def Stream_TensorEmptyOp : Stream_PureOp<"tensor.empty", [
 }
 
 def Stream_TensorConstantOp : Stream_PureOp<"tensor.constant", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
     Stream_AffinityOp,
     DeclareOpInterfaceMethods<Stream_StreamableOp, ["preferCloneToConsumers"]>,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>]> {
