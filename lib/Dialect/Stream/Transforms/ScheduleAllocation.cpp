@@ -695,6 +695,36 @@ static void deallocateLoopCarried(scf::ForOp loop) {
   }
 }
 
+/// Moves each queue-ordered alloca (no await) above the command regions
+/// before it, up to the previous alloca or dealloca (freed memory is still
+/// reused; allocas keep their order) or the definition of its size. An alloca for device B's
+/// region issued after device A's region would otherwise queue behind A's
+/// work on an in-order queue it shares and hold B back (Fleet issue 21).
+static void hoistAllocas(Block &block) {
+  SmallVector<ResourceAllocaOp> allocas(block.getOps<ResourceAllocaOp>());
+  for (ResourceAllocaOp alloca : allocas) {
+    if (alloca.getAwaitTimepoint())
+      continue;
+    Operation *target = alloca;
+    for (Operation *prev = alloca->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      // Allocas keep their order among themselves.
+      if (!isa<CmdExecuteOp, TimepointJoinOp>(prev))
+        break;
+      if (llvm::any_of(prev->getResults(), [&](Value result) {
+            return llvm::is_contained(alloca->getOperands(), result);
+          }))
+        break;
+      target = prev;
+    }
+    if (target != alloca.getOperation()) {
+      LLVM_DEBUG(llvm::dbgs() << "alloca hoisted above " << target->getName()
+                              << "\n");
+      alloca->moveBefore(target);
+    }
+  }
+}
+
 struct ScheduleAllocationPass
     : public fleet::stream::impl::ScheduleAllocationPassBase<
           ScheduleAllocationPass> {
@@ -721,6 +751,7 @@ struct ScheduleAllocationPass
         if (failed(allocator.convert(execute)))
           return signalPassFailure();
       allocator.deallocateBetweenRegions(*block);
+      hoistAllocas(*block);
       // Host reads and writes of staging resources (awaited by the host).
       for (Operation &op : llvm::make_early_inc_range(*block)) {
         OpBuilder builder(&op);

@@ -20,11 +20,13 @@ stream.executable private @ex {
 // result is touched by A only and stays on(A); the region on A starts with
 // an invalidate from B, then the copy.
 // CHECK-LABEL: @seed
+// Allocas are issued before the command regions (up to the previous
+// dealloca), so none queues behind another device's work.
 // CHECK: %[[MID:.+]], %[[MT:.+]] = stream.resource.alloca uninitialized on(#hal.device.optimal<[#hal.device.affinity<@a>, #hal.device.affinity<@b>]>) : !stream.resource<transient>
+// CHECK: %[[OUT:.+]], %[[OT:.+]] = stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<external>
 // CHECK: %[[TB:.+]] = stream.cmd.execute on(#hal.device.affinity<@b>) await(%[[MT]]) => with(%arg0 as %{{.+}}: !stream.resource<external>{%arg1}, %[[MID]] as %[[W:.+]]: !stream.resource<transient>{%arg1})
 // CHECK: stream.cmd.dispatch @ex::@f {
 // CHECK: wo %[[W]]
-// CHECK: %[[OUT:.+]], %[[OT:.+]] = stream.resource.alloca uninitialized on(#hal.device.affinity<@a>) : !stream.resource<external>
 // CHECK: %[[J:.+]] = stream.timepoint.join max(%[[TB]], %[[OT]])
 // CHECK: %[[TA:.+]] = stream.cmd.execute on(#hal.device.affinity<@a>) await(%[[J]]) => with(%[[MID]] as %[[S:.+]]: !stream.resource<transient>{%arg1}, %[[OUT]] as %[[D:.+]]: !stream.resource<external>{%arg1})
 // CHECK-NEXT: stream.cmd.invalidate from(#hal.device.affinity<@b>) %[[S]]
