@@ -410,11 +410,50 @@ bool isHostOp(Operation *op) {
   return false;
 }
 
+/// An op's own `stream.affinity` (a compute op; region and host ops keep
+/// theirs as the default for what they contain) places it: its tensor
+/// operands are transferred there first, as `flow.tensor.transfer` does (a
+/// no-op for a value already there), so it executes there, its results
+/// live there and no fusion crosses the transfers (docs/guide.md "Place
+/// tensors"). An init a dispatch recomputes (empty or filled with a
+/// constant) is not moved: it is cloned into the dispatch.
+void materializeOpAffinities(util::FuncOp func) {
+  SmallVector<Operation *> placed;
+  func.walk([&](Operation *op) {
+    if (op != func.getOperation() && op->hasAttr("stream.affinity") &&
+        op->getNumRegions() == 0 && !isHostOp(op))
+      placed.push_back(op);
+  });
+  for (Operation *op : placed) {
+    Attribute affinity = op->getAttr("stream.affinity");
+    OpBuilder builder(op);
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type)
+        continue;
+      if (dps && dps.isDpsInit(&operand) &&
+          !getClonableInitChain(operand.get()).empty())
+        continue;
+      operand.set(flow::TensorTransferOp::create(
+          builder, op->getLoc(), type, operand.get(), ValueRange{}, affinity));
+    }
+    op->removeAttr("stream.affinity");
+    LLVM_DEBUG(llvm::dbgs() << "placed " << op->getName() << " on "
+                            << affinity << "\n");
+  }
+}
+
 struct FormDispatchesPass
     : public fleet::flow::impl::FormDispatchesPassBase<FormDispatchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+
+    // 0. Ops placed by their own stream.affinity.
+    for (auto func : module.getOps<util::FuncOp>())
+      if (!func.isExternal())
+        materializeOpAffinities(func);
 
     // 1. Elementwise ops to linalg, then fuse elementwise chains.
     RewritePatternSet patterns(context);
