@@ -149,7 +149,7 @@ def compile_time(build, rows):
         return
     t1, t5, t10, early, late, ratio = match.groups()
     rows["P3"].set(float(ratio),
-                   note=f"t(1k) {t1} s, t(5k) {t5} s, t(10k) {t10} s; "
+                   note=f"CPU t(1k) {t1} s, t(5k) {t5} s, t(10k) {t10} s; "
                    f"{early} -> {late} us/dispatch")
 
 
