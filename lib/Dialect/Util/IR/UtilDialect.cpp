@@ -5,6 +5,7 @@
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "fleet/Dialect/Util/IR/UtilTypes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -43,6 +44,24 @@ struct UtilInlinerInterface : public DialectInlinerInterface {
       return;
     for (auto [from, to] : llvm::zip(valuesToReplace, ret.getOperands()))
       from.replaceAllUsesWith(to);
+  }
+  /// A callee's `stream.affinity` still places its body once inlined: each
+  /// inlined op without an affinity of its own gets the callee's (ops
+  /// nested in them inherit it), so a function pinned to B runs on B from
+  /// any caller (docs/guide.md "Place tensors").
+  void processInlinedCallBlocks(
+      Operation *call,
+      iterator_range<Region::iterator> inlinedBlocks) const final {
+    auto callOp = dyn_cast<CallOpInterface>(call);
+    Operation *callee = callOp ? callOp.resolveCallable() : nullptr;
+    Attribute affinity = callee ? callee->getAttr("stream.affinity") : nullptr;
+    if (!affinity)
+      return;
+    for (Block &block : inlinedBlocks)
+      for (Operation &op : block)
+        if (!op.hasTrait<OpTrait::IsTerminator>() &&
+            !op.hasAttr("stream.affinity"))
+          op.setAttr("stream.affinity", affinity);
   }
 };
 } // namespace
