@@ -74,6 +74,37 @@ Attribute getAffinity(Operation *op) {
   return {};
 }
 
+/// Splats and allocas without an affinity take their consumers': one copy
+/// per consuming affinity (as IREE clones splats into each partition), so
+/// none opens a region that swallows several devices' work (Fleet issue 22).
+void cloneUnplacedOps(Block &block) {
+  SmallVector<Operation *> unplaced;
+  for (Operation &op : block)
+    if (isa<AsyncSplatOp, AsyncAllocaOp>(op) && !getAffinity(&op))
+      unplaced.push_back(&op);
+  for (Operation *op : unplaced) {
+    llvm::SetVector<Attribute> affinities;
+    for (Operation *user : op->getUsers())
+      if (Attribute affinity = getAffinity(user))
+        affinities.insert(affinity);
+    if (affinities.empty())
+      continue;
+    OpBuilder builder(op);
+    for (Attribute affinity : affinities) {
+      Operation *clone = builder.clone(*op);
+      cast<AffinityOpInterface>(clone).setAffinityAttr(affinity);
+      op->getResult(0).replaceUsesWithIf(
+          clone->getResult(0), [&](OpOperand &use) {
+            return getAffinity(use.getOwner()) == affinity;
+          });
+      LLVM_DEBUG(llvm::dbgs() << op->getName() << " placed on " << affinity
+                              << "\n");
+    }
+    if (op->use_empty())
+      op->erase();
+  }
+}
+
 class BlockScheduler {
 public:
   explicit BlockScheduler(Block &block) : block(block) {}
@@ -196,6 +227,7 @@ void forwardAwaitsToBarriers(Block &block) {
 }
 
 void BlockScheduler::partition() {
+  cloneUnplacedOps(block);
   importSignals(block);
   forwardAwaitsToBarriers(block);
   forwardAwaitsToTimelineAwareOps(block);
@@ -271,6 +303,10 @@ void BlockScheduler::partition() {
       }
       target->externalAwaits = externalTimepoints;
     }
+    // A region opened by an op without an affinity takes the first device
+    // that joins it; other devices' work then needs regions of its own.
+    if (!target->affinity && affinity)
+      target->affinity = affinity;
     target->ops.push_back(&op);
     partitionOf[&op] = target;
   }

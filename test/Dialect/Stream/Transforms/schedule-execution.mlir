@@ -182,3 +182,43 @@ util.func public @host_load_store(%x: !stream.resource<external>, %sz: index) ->
   %back = stream.async.transfer %w : !stream.resource<staging>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<transient>{%sz}
   util.return %v, %back : f32, !stream.resource<transient>
 }
+
+// -----
+
+// A splat without an affinity read on two devices is made on each (as IREE
+// clones splats into each partition): two regions, one per device, neither
+// waiting for the other, instead of one region with no device that held
+// both devices' dispatches.
+// CHECK-LABEL: util.func public @unplaced_splat
+// CHECK: stream.async.execute on(#hal.device.affinity<@a>) with()
+// CHECK-NEXT: stream.async.splat on(#hal.device.affinity<@a>)
+// CHECK-NEXT: stream.async.dispatch on(#hal.device.affinity<@a>)
+// CHECK: stream.async.execute on(#hal.device.affinity<@b>) with()
+// CHECK-NEXT: stream.async.splat on(#hal.device.affinity<@b>)
+// CHECK-NEXT: stream.async.dispatch on(#hal.device.affinity<@b>)
+util.func public @unplaced_splat(%sz: index) -> (!stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : i32
+  %s = stream.async.splat %c7 : i32 -> !stream.resource<transient>{%sz}
+  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%s[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  %b = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%s[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %a, %b : !stream.resource<transient>, !stream.resource<transient>
+}
+
+// -----
+
+// A region opened by an op without an affinity takes the device of the
+// first op that joins it; another device's op needs its own region.
+// CHECK-LABEL: util.func public @unplaced_first
+// CHECK: %[[R:.+]]:2, %[[T:.+]] = stream.async.execute on(#hal.device.affinity<@a>)
+// CHECK: stream.async.clone
+// CHECK: stream.async.dispatch on(#hal.device.affinity<@a>)
+// CHECK: stream.async.execute on(#hal.device.affinity<@b>) await(%[[T]])
+// CHECK-NEXT: stream.async.dispatch on(#hal.device.affinity<@b>)
+util.func public @unplaced_first(%x: !stream.resource<transient>, %sz: index) -> (!stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %c = stream.async.clone %x : !stream.resource<transient>{%sz} -> !stream.resource<transient>{%sz}
+  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%c[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  %b = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%c[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %a, %b : !stream.resource<transient>, !stream.resource<transient>
+}
