@@ -245,6 +245,19 @@ void BlockScheduler::partition() {
         externalTimepoints.insert(await.getAwaitTimepoint());
         bypassedAwaits.insert(await);
       }
+      // The op's own await (a splat awaiting a timepoint) becomes the
+      // region's: inside a region an op awaits nothing itself.
+      if (auto timeline = dyn_cast<TimelineOpInterface>(op)) {
+        SmallVector<Value> awaited(timeline.getAwaitTimepoints());
+        if (!awaited.empty()) {
+          externalTimepoints.insert(awaited.begin(), awaited.end());
+          OpBuilder builder(&op);
+          timeline.setAwaitTimepoints(ValueRange{}, builder);
+          LLVM_DEBUG(llvm::dbgs() << op.getName() << ": its "
+                                  << awaited.size()
+                                  << " awaited timepoint(s) go to its region\n");
+        }
+      }
     }
     // Producer regions of the op's operands.
     llvm::SetVector<Partition *> deps;

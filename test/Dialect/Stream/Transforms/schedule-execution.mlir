@@ -222,3 +222,20 @@ util.func public @unplaced_first(%x: !stream.resource<transient>, %sz: index) ->
   %b = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@f(%c[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
   util.return %a, %b : !stream.resource<transient>, !stream.resource<transient>
 }
+
+// -----
+
+// An op's own await moves to the region it is scheduled into (the
+// dependency on %t was dropped before).
+// CHECK-LABEL: util.func public @op_await
+// CHECK: stream.async.execute on(#hal.device.affinity<@a>) await(%arg0) => with()
+// CHECK-NEXT: stream.async.splat on(#hal.device.affinity<@a>) %{{.+}} : i32
+// CHECK-NOT: await
+// CHECK: stream.async.dispatch
+util.func public @op_await(%t: !stream.timepoint, %sz: index) -> !stream.resource<transient> {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : i32
+  %s = stream.async.splat on(#hal.device.affinity<@a>) await(%t) %c7 : i32 -> !stream.resource<transient>{%sz}
+  %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%s[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %d : !stream.resource<transient>
+}
