@@ -32,6 +32,7 @@
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -279,6 +280,16 @@ void BlockScheduler::partition() {
       // Host consumer: the regions it reads from end here.
       for (Partition *p : deps)
         close(p);
+      // A call that is not timeline-aware may read or write anything (a
+      // resource in place): no device work crosses it, so every open
+      // region ends before it and later work starts new ones.
+      auto aware = dyn_cast<TimelineAwareOpInterface>(op);
+      if (isa<CallOpInterface>(op) && !(aware && aware.isTimelineAware())) {
+        LLVM_DEBUG(llvm::dbgs() << "regions end at " << op.getName()
+                                << ": device work does not cross it\n");
+        for (Partition *p : llvm::to_vector(openPartitions))
+          close(p);
+      }
       continue;
     }
 

@@ -239,3 +239,23 @@ util.func public @op_await(%t: !stream.timepoint, %sz: index) -> !stream.resourc
   %d = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%s[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
   util.return %d : !stream.resource<transient>
 }
+
+// -----
+
+// Device work never crosses a call that is not timeline-aware (it may
+// write a resource in place): the dispatch after the call is in a region
+// of its own, after it, not merged into the region before it.
+// CHECK-LABEL: util.func public @call_barrier
+// CHECK: stream.async.execute on(#hal.device.affinity<@a>)
+// CHECK-NEXT: stream.async.dispatch
+// CHECK: util.call @host_writes
+// CHECK: stream.async.execute on(#hal.device.affinity<@a>)
+// CHECK-NEXT: stream.async.dispatch
+util.func private @host_writes(%r: !stream.resource<external>)
+util.func public @call_barrier(%x: !stream.resource<external>, %sz: index) -> (!stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  util.call @host_writes(%x) : (!stream.resource<external>) -> ()
+  %b = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %a, %b : !stream.resource<transient>, !stream.resource<transient>
+}
