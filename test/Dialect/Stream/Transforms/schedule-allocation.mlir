@@ -312,3 +312,32 @@ util.func public @not_owned(%x: !stream.resource<external>, %n: index) -> (!stre
   util.return %h, %h2 : !stream.resource<transient>, !stream.resource<transient>
 }
 }
+
+// -----
+
+// One producer on dev0 feeds transfers to dev1, dev2 and dev3 in dev0's
+// region: each result is allocated where its to(...) target reaches it
+// (with the producer that writes it), not on dev0 alone.
+module {
+util.global private @d0 = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+util.global private @d1 = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+util.global private @d2 = #hal.device.target<"local", {ordinal = 2 : index}> : !hal.device
+util.global private @d3 = #hal.device.target<"local", {ordinal = 3 : index}> : !hal.device
+// CHECK-LABEL: @fan_out
+// CHECK-DAG: stream.resource.alloca uninitialized on(#hal.device.optimal<[#hal.device.affinity<@d0>, #hal.device.affinity<@d1>]>)
+// CHECK-DAG: stream.resource.alloca uninitialized on(#hal.device.optimal<[#hal.device.affinity<@d0>, #hal.device.affinity<@d2>]>)
+// CHECK-DAG: stream.resource.alloca uninitialized on(#hal.device.optimal<[#hal.device.affinity<@d0>, #hal.device.affinity<@d3>]>)
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@d0>)
+util.func public @fan_out(%sz: index) -> (!stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>) {
+  %c7 = arith.constant 7 : i32
+  %r:3, %t = stream.async.execute on(#hal.device.affinity<@d0>) with() -> (!stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}) {
+    %s = stream.async.splat %c7 : i32 -> !stream.resource<transient>{%sz}
+    %x1 = stream.async.transfer %s : !stream.resource<transient>{%sz} from(#hal.device.affinity<@d0>) -> to(#hal.device.affinity<@d1>) !stream.resource<transient>{%sz}
+    %x2 = stream.async.transfer %s : !stream.resource<transient>{%sz} from(#hal.device.affinity<@d0>) -> to(#hal.device.affinity<@d2>) !stream.resource<transient>{%sz}
+    %x3 = stream.async.transfer %s : !stream.resource<transient>{%sz} from(#hal.device.affinity<@d0>) -> to(#hal.device.affinity<@d3>) !stream.resource<transient>{%sz}
+    stream.yield %x1, %x2, %x3 : !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}
+  } => !stream.timepoint
+  %h:3 = stream.timepoint.await %t => %r#0, %r#1, %r#2 : !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}
+  util.return %h#0, %h#1, %h#2 : !stream.resource<transient>, !stream.resource<transient>, !stream.resource<transient>
+}
+}
