@@ -21,7 +21,11 @@ earlier run):
   P5 bytes moved between devices / minimum with device B discrete —
      bench/transformer_pipeline.py;
   P6 speed-up of the transformer on two devices over one device —
-     bench/transformer_pipeline.py.
+     bench/transformer_pipeline.py;
+  P7a/b speed-up of a 2048^3 matmul split by columns over two devices (one
+     worker each) over the unsplit one on one device, with A's or B's work
+     written first; met only with an overlap efficiency >= 0.9 too —
+     bench/tensor_parallel.py.
 A figure whose benchmark cannot run here is reported as "n/a" with the
 reason; the exit status is 0 either way (the table is the result).
 On a machine shared with builds, each measurement holds
@@ -95,6 +99,28 @@ def transformer(build, rows):
                    f"{m['cold_makespan_one_us'] / 1000:.1f} -> "
                    f"{m['cold_makespan_two_us'] / 1000:.1f} ms")
     return ""
+
+
+def tensor_parallel(build, rows):
+    code, out = capture(locked(["/usr/bin/python3",
+                                os.path.join(HERE, "tensor_parallel.py"),
+                                "bench", build, "--size", "2048",
+                                "--repeats", "5"]))
+    if code != 0:
+        for key in ("P7a", "P7b"):
+            rows[key].note = "tensor-parallel run failed: " + \
+                (out.strip().splitlines()[-1][:100] if out.strip() else "")
+        return
+    m = json.loads(out.strip().splitlines()[-1])
+    for key, order in (("P7a", "a-first"), ("P7b", "b-first")):
+        r = m[order]
+        # Met only when the overlap goal holds too.
+        value = r["speedup"] if r["overlap"] >= 0.9 else 0.0
+        rows[key].set(value, text=f"{r['speedup']:.2f}x",
+                      note=f"overlap {r['overlap']:.2f} (goal >= 0.90); "
+                      f"makespan {m['makespan_one_us'] / 1000:.0f} -> "
+                      f"{r['makespan_us'] / 1000:.0f} ms, median of "
+                      f"{m['repeats']}")
 
 
 def dispatch_instructions(build, rows):
@@ -182,8 +208,15 @@ def main():
             lambda v: abs(v - 1.0) <= 0.01),
         Row("P6", "speed-up, transformer 2 devices vs 1", ">= 1.5x",
             lambda v: v >= 1.5),
+        Row("P7a", "speed-up, 2048^3 tensor parallel, A first", ">= 1.8x",
+            lambda v: v >= 1.8),
+        Row("P7b", "speed-up, 2048^3 tensor parallel, B first", ">= 1.8x",
+            lambda v: v >= 1.8),
     )}
     wanted = set(sys.argv[2:]) or set(rows)
+    if "P7" in wanted:
+        wanted |= {"P7a", "P7b"}
+        wanted.discard("P7")
     unknown = wanted - set(rows)
     if unknown:
         sys.exit(f"bench_table.py: unknown figure {', '.join(sorted(unknown))}"
@@ -197,6 +230,8 @@ def main():
         compile_time(build, rows)
     if "P4" in wanted:
         matmul_vs_openblas(build, rows)
+    if wanted & {"P7", "P7a", "P7b"}:
+        tensor_parallel(build, rows)
     for key, row in rows.items():
         if key not in wanted:
             row.note = "not measured in this run"

@@ -84,6 +84,22 @@ struct RefineUsagePass
           if (target.getLifetime() == Lifetime::External) {
             for (Value link : chain)
               link.setType(target);
+            // A value built in place (copies into an alloca, a splat then
+            // copies) has the type of the storage it was written into: the
+            // whole tied chain becomes external.
+            Value built = value;
+            while (auto tied = dyn_cast_or_null<util::TiedOpInterface>(
+                       built.getDefiningOp())) {
+              Value operand = tied.getTiedResultOperand(built);
+              // Unknown, or refined to transient earlier in this walk.
+              auto type = operand ? dyn_cast<ResourceType>(operand.getType())
+                                  : ResourceType();
+              if (!type || (type.getLifetime() != Lifetime::Unknown &&
+                            type.getLifetime() != Lifetime::Transient))
+                break;
+              operand.setType(target);
+              built = operand;
+            }
             transfer.getResult().replaceAllUsesWith(last);
             transfer.erase();
             LLVM_DEBUG(llvm::dbgs() << "produced as external: " << value
