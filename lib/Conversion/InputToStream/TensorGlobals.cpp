@@ -11,9 +11,12 @@
 //   (elide-async-copies removes the transfer when the device reaches the
 //   home's memory: the replica then is the same buffer). So a weight costs
 //   at most one upload per device, never one per call.
-// - A mutable tensor global becomes `!stream.resource<variable>`; its initial
-//   value is copied into a variable at initialization. Stores transfer the
-//   value to the home as a variable (the host waits for it before storing).
+// - A mutable tensor global becomes `!stream.resource<variable>` with
+//   `@g__timepoint`, the timepoint its value is ready at; its initial value
+//   is copied into a variable at initialization. Stores transfer the value
+//   to the home as a variable and store it with its timepoint (a barrier:
+//   no host wait); loads await the timepoint (on the device, once
+//   schedule-execution moved the wait into the reading regions).
 // - Loads are resource loads; consumers on another device read the replica
 //   or get a transfer (Placement::getResourceAt).
 // - A non-splat tensor constant in host code (one too large to be cloned
@@ -39,6 +42,11 @@ using namespace fleet;
 namespace fleet::stream_conversion {
 
 namespace {
+
+/// `@g__timepoint`: when the value of mutable tensor global @g is ready.
+std::string getTimepointGlobalName(util::GlobalOp global) {
+  return (global.getSymName() + "__timepoint").str();
+}
 
 stream::Lifetime getGlobalLifetime(util::GlobalOp global) {
   return global.getIsMutable() ? stream::Lifetime::Variable
@@ -96,12 +104,22 @@ LogicalResult prepareGlobal(ModuleOp module, util::GlobalOp global,
 
   global.setTypeAttr(TypeAttr::get(resourceType));
   global.removeInitialValueAttr();
-  if (!elements)
-    return success();
-
   OpBuilder builder(context);
   builder.setInsertionPointAfter(global);
   Location loc = global.getLoc();
+  // A mutable global carries the timepoint its value is ready at: stores
+  // do not wait on the host, loads wait on the device (rule of IREE's
+  // stream globals).
+  util::GlobalOp timepointGlobal;
+  if (global.getIsMutable()) {
+    timepointGlobal = util::GlobalOp::create(
+        builder, loc, getTimepointGlobalName(global), /*isMutable=*/true,
+        stream::TimepointType::get(context), /*initialValue=*/Attribute{});
+    timepointGlobal.setSymVisibility("private");
+  }
+  if (!elements && !timepointGlobal)
+    return success();
+
   SmallVector<util::GlobalOp> replicas;
   for (Attribute affinity : replicaAffinities) {
     std::string name = (global.getSymName() + "__on_" +
@@ -121,6 +139,16 @@ LogicalResult prepareGlobal(ModuleOp module, util::GlobalOp global,
   auto initializer = util::InitializerOp::create(builder, loc);
   Block *body = builder.createBlock(&initializer.getBody());
   builder.setInsertionPointToStart(body);
+  if (timepointGlobal) {
+    Value ready = stream::TimepointImmediateOp::create(
+        builder, loc, stream::TimepointType::get(context));
+    util::GlobalStoreOp::create(builder, loc, ready,
+                                timepointGlobal.getSymName());
+  }
+  if (!elements) {
+    util::ReturnOp::create(builder, loc, ValueRange{});
+    return success();
+  }
   Value size = placement.getSize(builder, loc, type);
   Value constant = stream::AsyncConstantOp::create(
       builder, loc, constantType, elements, size, /*await_timepoint=*/Value{},
@@ -164,6 +192,22 @@ struct GlobalLoadPattern : public PlacementPattern<util::GlobalLoadOp> {
     Value loaded = util::GlobalLoadOp::create(
         rewriter, loc, global.getType(), op.getGlobalAttr(),
         op.getIsImmutableAttr());
+    if (global.getIsMutable()) {
+      // Ready when its timepoint is; schedule-execution moves this wait
+      // into the regions that read the value.
+      Value ready = util::GlobalLoadOp::create(
+          rewriter, loc, stream::TimepointType::get(op.getContext()),
+          FlatSymbolRefAttr::get(op.getContext(),
+                                 getTimepointGlobalName(global)),
+          UnitAttr());
+      Value size = placement.getSize(
+          rewriter, loc, cast<RankedTensorType>(op.getType()));
+      loaded = stream::TimepointAwaitOp::create(
+                   rewriter, loc, TypeRange{global.getType()},
+                   ValueRange{loaded}, ValueRange{size}, ready,
+                   /*sync=*/false)
+                   .getResult(0);
+    }
     rewriter.replaceOp(
         op, placement.asUnknown(rewriter, loc, loaded,
                                 cast<RankedTensorType>(op.getType()),
@@ -195,6 +239,17 @@ struct GlobalStorePattern : public PlacementPattern<util::GlobalStoreOp> {
     Value stored = placement.asLifetime(
         rewriter, loc, *resource, type,
         cast<stream::ResourceType>(global.getType()).getLifetime(), home);
+    if (global.getIsMutable()) {
+      // The value and the timepoint it is ready at, without a host wait.
+      auto barrier = stream::TimepointBarrierOp::create(
+          rewriter, loc, stored.getType(),
+          stream::TimepointType::get(op.getContext()), stored,
+          placement.getSize(rewriter, loc, type), home);
+      util::GlobalStoreOp::create(rewriter, loc,
+                                  barrier.getResultTimepoint(),
+                                  getTimepointGlobalName(global));
+      stored = barrier.getResult();
+    }
     rewriter.replaceOpWithNewOp<util::GlobalStoreOp>(op, stored,
                                                      op.getGlobalAttr());
     return success();

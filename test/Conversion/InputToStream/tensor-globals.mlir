@@ -33,18 +33,28 @@ module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
 
 // -----
 
-// A mutable global: a variable resource, its initial value copied into it;
-// a store transfers the new value to the home as a variable.
+// A mutable global: a variable resource, its initial value copied into it,
+// and the timepoint its value is ready at (@acc__timepoint). A store
+// transfers the new value to the home as a variable and stores it with its
+// timepoint (a barrier, no host wait); a load awaits that timepoint (moved
+// into the reading regions by schedule-execution).
 // CHECK: util.global private mutable @acc : !stream.resource<variable>
+// CHECK: util.global private mutable @acc__timepoint : !stream.timepoint
 // CHECK: util.initializer {
+// CHECK:   %[[I:.+]] = stream.timepoint.immediate => !stream.timepoint
+// CHECK:   util.global.store %[[I]], @acc__timepoint : !stream.timepoint
 // CHECK:   %[[C:.+]] = stream.async.constant on(#hal.device.affinity<@a>)
 // CHECK:   %[[V:.+]] = stream.async.transfer %[[C]] : !stream.resource<constant>{%c16} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<variable>{%{{.+}}}
 // CHECK:   util.global.store %[[V]], @acc : !stream.resource<variable>
 // CHECK-LABEL: util.func public @step
 // CHECK: %[[L:.+]] = util.global.load @acc : !stream.resource<variable>
-// CHECK: %[[D:.+]] = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%[[L]]
+// CHECK: %[[LT:.+]] = util.global.load @acc__timepoint : !stream.timepoint
+// CHECK: %[[R:.+]] = stream.timepoint.await %[[LT]] => %[[L]] : !stream.resource<variable>
+// CHECK: %[[D:.+]] = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%[[R]]
 // CHECK: %[[S:.+]] = stream.async.transfer %[[D]] : !stream.resource<*>{%{{.+}}} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<variable>{%{{.+}}}
-// CHECK: util.global.store %[[S]], @acc : !stream.resource<variable>
+// CHECK: %[[B:.+]], %[[BT:.+]] = stream.timepoint.barrier on(#hal.device.affinity<@a>) %[[S]]
+// CHECK: util.global.store %[[BT]], @acc__timepoint : !stream.timepoint
+// CHECK: util.global.store %[[B]], @acc : !stream.resource<variable>
 module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
   util.global private @a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   util.global private mutable @acc = dense<0.0> : tensor<4xf32>
