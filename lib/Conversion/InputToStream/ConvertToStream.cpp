@@ -165,6 +165,15 @@ struct TensorBarrierPattern : public PlacementPattern<hal::TensorBarrierOp> {
           placement.getResourceAt(rewriter, loc, source, converted, affinity);
       if (failed(resource))
         return failure();
+      // A value the barrier hands to an export becomes external before the
+      // barrier, so its timepoint covers the copy and nothing runs after
+      // the signal (coarse-fences exports; Fleet issue 22).
+      Value result = op.getResults()[results.size()];
+      if (!result.use_empty() &&
+          llvm::all_of(result.getUsers(),
+                       llvm::IsaPred<hal::TensorExportOp>))
+        *resource = placement.asLifetime(rewriter, loc, *resource, type,
+                                         stream::Lifetime::External, affinity);
       auto barrier = stream::TimepointBarrierOp::create(
           rewriter, loc, resource->getType(),
           stream::TimepointType::get(context), *resource,
