@@ -105,8 +105,8 @@ struct ExportPattern : public PlacementPattern<hal::TensorExportOp> {
     Value source = op.getSource();
     auto type = cast<RankedTensorType>(source.getType());
     Attribute affinity = getExecution(op);
-    FailureOr<Value> resource = placement.getResourceAt(
-        rewriter, loc, source, adaptor.getSource(), affinity);
+    FailureOr<Value> resource =
+        getResourceForOp(rewriter, op, source, adaptor.getSource());
     if (failed(resource))
       return failure();
     Value size = placement.getSize(rewriter, loc, type);
@@ -130,8 +130,8 @@ struct AliasPattern : public PlacementPattern<hal::TensorAliasOp> {
     Value source = op.getSource();
     auto type = cast<RankedTensorType>(source.getType());
     Attribute affinity = getExecution(op);
-    FailureOr<Value> resource = placement.getResourceAt(
-        rewriter, loc, source, adaptor.getSource(), affinity);
+    FailureOr<Value> resource =
+        getResourceForOp(rewriter, op, source, adaptor.getSource());
     if (failed(resource))
       return failure();
     auto external = getResourceType(op.getContext(), stream::Lifetime::External);

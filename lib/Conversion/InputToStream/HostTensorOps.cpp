@@ -165,8 +165,8 @@ struct ExtractSlicePattern : public PlacementPattern<tensor::ExtractSliceOp> {
     if (failed(runs))
       return rewriter.notifyMatchFailure(op, "not verified");
     Attribute affinity = getExecution(op);
-    FailureOr<Value> source = placement.getResourceAt(
-        rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
+    FailureOr<Value> source =
+        getResourceForOp(rewriter, op, op.getSource(), adaptor.getSource());
     if (failed(source))
       return failure();
     Value sourceSize = placement.getSize(rewriter, loc, sourceType);
@@ -195,10 +195,10 @@ struct InsertSlicePattern : public PlacementPattern<tensor::InsertSliceOp> {
     if (failed(runs))
       return rewriter.notifyMatchFailure(op, "not verified");
     Attribute affinity = getExecution(op);
-    FailureOr<Value> source = placement.getResourceAt(
-        rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
-    FailureOr<Value> dest = placement.getResourceAt(
-        rewriter, loc, op.getDest(), adaptor.getDest(), affinity);
+    FailureOr<Value> source =
+        getResourceForOp(rewriter, op, op.getSource(), adaptor.getSource());
+    FailureOr<Value> dest =
+        getResourceForOp(rewriter, op, op.getDest(), adaptor.getDest());
     if (failed(source) || failed(dest))
       return failure();
     Value sourceSize = placement.getSize(rewriter, loc, op.getSourceType());
@@ -239,7 +239,7 @@ struct ConcatPattern : public PlacementPattern<tensor::ConcatOp> {
       if (failed(runs))
         return rewriter.notifyMatchFailure(op, "not verified");
       FailureOr<Value> source =
-          placement.getResourceAt(rewriter, loc, input, converted, affinity);
+          getResourceForOp(rewriter, op, input, converted);
       if (failed(source))
         return failure();
       result = copyRuns(rewriter, loc, *runs, *source,
@@ -266,8 +266,8 @@ struct PadPattern : public PlacementPattern<tensor::PadOp> {
     if (failed(bits) || failed(runs))
       return rewriter.notifyMatchFailure(op, "not verified");
     Attribute affinity = getExecution(op);
-    FailureOr<Value> source = placement.getResourceAt(
-        rewriter, loc, op.getSource(), adaptor.getSource(), affinity);
+    FailureOr<Value> source =
+        getResourceForOp(rewriter, op, op.getSource(), adaptor.getSource());
     if (failed(source))
       return failure();
     // i1 pads one byte per element (0 or 1).

@@ -104,6 +104,15 @@ struct PlacementPattern : public mlir::OpConversionPattern<OpTy> {
   mlir::Attribute getExecution(mlir::Operation *op) const {
     return placement.getAnalysis().getExecutionAffinity(op);
   }
+  /// The resource holding `tensor` (converted: `converted`) where `op`
+  /// executes.
+  mlir::FailureOr<mlir::Value> getResourceForOp(mlir::OpBuilder &b,
+                                                mlir::Operation *op,
+                                                mlir::Value tensor,
+                                                mlir::Value converted) const {
+    return placement.getResourceAt(b, op->getLoc(), tensor, converted,
+                                   getExecution(op));
+  }
   /// Where `value` lives, else the default affinity at `op`.
   mlir::Attribute getAffinityOr(mlir::Value value, mlir::Operation *op) const {
     mlir::Attribute affinity = placement.getAnalysis().getValueAffinity(value);

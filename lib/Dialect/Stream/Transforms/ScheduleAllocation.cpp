@@ -396,6 +396,21 @@ static void shareTransientStorage(
   temporaries.assign(kept.begin(), kept.end());
 }
 
+/// The operand whose storage `value` was written into in place (update,
+/// fill, copy and other tied results), or null.
+static Value getInPlaceTarget(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (auto update = dyn_cast_or_null<AsyncUpdateOp>(producer))
+    return update.getTarget();
+  if (auto fill = dyn_cast_or_null<AsyncFillOp>(producer))
+    return fill.getTarget();
+  if (auto copy = dyn_cast_or_null<AsyncCopyOp>(producer))
+    return copy.getTarget();
+  if (auto tied = dyn_cast_or_null<util::TiedOpInterface>(producer))
+    return tied.getTiedResultOperand(value);
+  return {};
+}
+
 LogicalResult Allocator::convert(AsyncExecuteOp execute) {
   MLIRContext *context = execute.getContext();
   Location loc = execute.getLoc();
@@ -431,17 +446,7 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
         return arg.getOwner() == &body
                    ? execute.getResourceOperands()[arg.getArgNumber()]
                    : Value();
-      Operation *producer = value.getDefiningOp();
-      if (auto update = dyn_cast<AsyncUpdateOp>(producer))
-        value = update.getTarget();
-      else if (auto fill = dyn_cast<AsyncFillOp>(producer))
-        value = fill.getTarget();
-      else if (auto copy = dyn_cast<AsyncCopyOp>(producer))
-        value = copy.getTarget();
-      else if (auto tied = dyn_cast<util::TiedOpInterface>(producer))
-        value = tied.getTiedResultOperand(value);
-      else
-        return {};
+      value = getInPlaceTarget(value);
     }
     return {};
   };
@@ -464,15 +469,8 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
             cast<YieldOp>(concurrent.getBody().front().getTerminator());
         value = inner.getResourceOperands()[cast<OpResult>(value)
                                                 .getResultNumber()];
-      } else if (auto update = dyn_cast<AsyncUpdateOp>(producer)) {
-        value = update.getTarget();
-      } else if (auto fill = dyn_cast<AsyncFillOp>(producer)) {
-        value = fill.getTarget();
-      } else if (auto copy = dyn_cast<AsyncCopyOp>(producer)) {
-        value = copy.getTarget();
-      } else if (auto tied = dyn_cast<util::TiedOpInterface>(producer);
-                 tied && tied.getTiedResultOperand(value)) {
-        value = tied.getTiedResultOperand(value);
+      } else if (Value target = getInPlaceTarget(value)) {
+        value = target;
       } else {
         return value;
       }

@@ -58,7 +58,8 @@ def main(path, function):
             signaller[signal] = index
         if depth < 0:
             break
-    count = {}
+    number = {j: k for k, j in enumerate(
+        i for i, op in enumerate(ops) if op[0] == "execute")}
     for index, (kind, device, _) in enumerate(ops):
         if kind != "execute":
             continue
@@ -72,8 +73,6 @@ def main(path, function):
             if ops[j][0] == "execute" and ops[j][1] != device:
                 behind.add(j)
             stack.extend(ops[j][2])
-        number = {j: k for k, j in enumerate(
-            i for i, op in enumerate(ops) if op[0] == "execute")}
         k = number[index]
         names = ", ".join(f"{ops[j][1]}:{number[j]}" for j in sorted(behind))
         print(f"execute {k} on {device}: " +
