@@ -19,6 +19,7 @@
 #include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -34,6 +35,8 @@ public:
       : analysis(analysis) {}
 
   const stream::AffinityAnalysis &getAnalysis() const { return analysis; }
+  /// Symbol lookups of the patterns (cached per symbol table).
+  mlir::SymbolTableCollection &getSymbols() { return symbols; }
 
   /// An `index` constant holding the byte size of `type`.
   mlir::Value getSize(mlir::OpBuilder &b, mlir::Location loc,
@@ -85,6 +88,7 @@ private:
                                                    mlir::Attribute affinity);
 
   const stream::AffinityAnalysis &analysis;
+  mlir::SymbolTableCollection symbols;
   llvm::DenseMap<std::pair<mlir::Value, mlir::Attribute>, mlir::Value> placed;
   llvm::DenseMap<std::pair<mlir::StringAttr, mlir::Attribute>,
                  mlir::FlatSymbolRefAttr>

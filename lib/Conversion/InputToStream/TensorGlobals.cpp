@@ -53,23 +53,23 @@ stream::Lifetime getGlobalLifetime(util::GlobalOp global) {
                                : stream::Lifetime::Constant;
 }
 
-/// The devices other than `home` on which loads of `global` are consumed.
-SmallVector<Attribute> getReplicaAffinities(ModuleOp module,
-                                            util::GlobalOp global,
+/// The loads of each global in the module (one walk for all globals).
+using LoadMap = DenseMap<StringAttr, SmallVector<util::GlobalLoadOp>>;
+
+/// The devices other than `home` on which `loads` (of one global) are
+/// consumed.
+SmallVector<Attribute> getReplicaAffinities(ArrayRef<util::GlobalLoadOp> loads,
                                             Attribute home,
                                             const stream::AffinityAnalysis &a) {
   llvm::SetVector<Attribute> affinities;
-  module.walk([&](util::GlobalLoadOp load) {
-    if (load.getGlobalAttr().getAttr() != global.getSymNameAttr())
-      return;
+  for (util::GlobalLoadOp load : loads)
     for (Attribute affinity : a.getConsumerAffinities(load.getResult()))
       if (affinity != home && !stream::getAffinityDeviceName(affinity).empty())
         affinities.insert(affinity);
-  });
   return affinities.takeVector();
 }
 
-LogicalResult prepareGlobal(ModuleOp module, util::GlobalOp global,
+LogicalResult prepareGlobal(util::GlobalOp global, const LoadMap &loads,
                             Placement &placement) {
   auto type = cast<RankedTensorType>(global.getType());
   MLIRContext *context = global.getContext();
@@ -100,7 +100,8 @@ LogicalResult prepareGlobal(ModuleOp module, util::GlobalOp global,
   SmallVector<Attribute> replicaAffinities;
   if (elements && !global.getIsMutable())
     replicaAffinities =
-        getReplicaAffinities(module, global, home, placement.getAnalysis());
+        getReplicaAffinities(loads.lookup(global.getSymNameAttr()), home,
+                             placement.getAnalysis());
 
   global.setTypeAttr(TypeAttr::get(resourceType));
   global.removeInitialValueAttr();
@@ -170,8 +171,9 @@ LogicalResult prepareGlobal(ModuleOp module, util::GlobalOp global,
 }
 
 /// The tensor global (already a resource global) `symbol` names from `op`.
-util::GlobalOp lookupTensorGlobal(Operation *op, FlatSymbolRefAttr symbol) {
-  auto global = SymbolTable::lookupNearestSymbolFrom<util::GlobalOp>(op, symbol);
+util::GlobalOp lookupTensorGlobal(Operation *op, FlatSymbolRefAttr symbol,
+                                  SymbolTableCollection &symbols) {
+  auto global = symbols.lookupNearestSymbolFrom<util::GlobalOp>(op, symbol);
   return global && isa<stream::ResourceType>(global.getType())
              ? global
              : util::GlobalOp();
@@ -185,7 +187,8 @@ struct GlobalLoadPattern : public PlacementPattern<util::GlobalLoadOp> {
   LogicalResult
   matchAndRewrite(util::GlobalLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    util::GlobalOp global = lookupTensorGlobal(op, op.getGlobalAttr());
+    util::GlobalOp global = lookupTensorGlobal(op, op.getGlobalAttr(),
+                                               placement.getSymbols());
     if (!global)
       return rewriter.notifyMatchFailure(op, "not a converted tensor global");
     Location loc = op.getLoc();
@@ -225,7 +228,8 @@ struct GlobalStorePattern : public PlacementPattern<util::GlobalStoreOp> {
   LogicalResult
   matchAndRewrite(util::GlobalStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    util::GlobalOp global = lookupTensorGlobal(op, op.getGlobalAttr());
+    util::GlobalOp global = lookupTensorGlobal(op, op.getGlobalAttr(),
+                                               placement.getSymbols());
     if (!global)
       return rewriter.notifyMatchFailure(op, "not a converted tensor global");
     Location loc = op.getLoc();
@@ -302,8 +306,14 @@ LogicalResult prepareTensorGlobals(ModuleOp module, Placement &placement) {
   for (auto global : module.getOps<util::GlobalOp>())
     if (isa<RankedTensorType>(global.getType()))
       globals.push_back(global);
+  if (globals.empty())
+    return success();
+  LoadMap loads;
+  module.walk([&](util::GlobalLoadOp load) {
+    loads[load.getGlobalAttr().getAttr()].push_back(load);
+  });
   for (util::GlobalOp global : globals)
-    if (failed(prepareGlobal(module, global, placement)))
+    if (failed(prepareGlobal(global, loads, placement)))
       return failure();
   return success();
 }
