@@ -215,6 +215,11 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
 
 } // namespace
 
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createKernelTargetMachine(StringRef targetCPU) {
+  return createTargetMachine(resolveTarget(targetCPU));
+}
+
 llvm::Expected<KernelObject>
 compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
   auto mlirStart = Clock::now();

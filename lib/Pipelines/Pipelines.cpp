@@ -91,6 +91,10 @@ void buildKernelPipeline(OpPassManager &pm, const CompileOptions &options) {
   codegen::SerializeExecutablesPassOptions serializeOptions;
   serializeOptions.targetCPU = options.targetCPU;
   pm.addPass(codegen::createSerializeExecutablesPass(serializeOptions));
+  // One shared object per target for the runtime's dlopen loader.
+  codegen::LinkExecutablesPassOptions linkOptions;
+  linkOptions.targetCPU = options.targetCPU;
+  pm.addPass(codegen::createLinkExecutablesPass(linkOptions));
 }
 
 void registerPipelines() {

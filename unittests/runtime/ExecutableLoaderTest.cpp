@@ -2,13 +2,17 @@
 //
 // The test builds its kernel objects itself with LLVM's C++ API (IRBuilder +
 // TargetMachine emitting an ELF object to memory), in the form the kernel ABI
-// fixes (KernelABI.h), loads them and runs them on a device.
+// fixes (KernelABI.h), links them into a kernel library with the compiler's
+// linker (KernelLinker.h, lld), loads it with dlopen and runs the kernels on
+// a device.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
 
+#include "fleet/Codegen/KernelLinker.h"
 #include "fleet/runtime/hal/ExecutableLoader.h"
+#include "fleet/runtime/hal/KernelLibrary.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
@@ -21,7 +25,9 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
@@ -116,6 +122,57 @@ std::vector<uint8_t> kernelObject(void (*build)(llvm::Module &)) {
   return emitObject(module);
 }
 
+/// A linked kernel library: `object` with each symbol of `exports` renamed
+/// to "lib_<name>".
+struct Library {
+  std::vector<uint8_t> bytes;
+  KernelLibraryInfo info;
+};
+
+Library linkLibrary(const std::vector<uint8_t> &object,
+                    const std::vector<std::string> &exports,
+                    const std::string &name = "test") {
+  codegen::KernelLinkInput input;
+  input.name = name;
+  input.object = object;
+  for (const std::string &symbol : exports)
+    input.renames.emplace_back(symbol, "lib_" + symbol);
+  codegen::KernelLinkOptions options;
+  options.targetCPU = "x86-64";
+  options.abiVersion = FLEET_KERNEL_ABI_VERSION;
+  auto image = codegen::linkKernelLibrary({input}, options);
+  EXPECT_TRUE(bool(image)) << (image ? "" : llvm::toString(image.takeError()));
+  Library library;
+  if (!image)
+    return library;
+  library.bytes = image->bytes;
+  library.info.name = name;
+  library.info.targetCpu = image->targetCPU;
+  library.info.cpuFeatures = image->cpuFeatures;
+  library.info.abiVersion = FLEET_KERNEL_ABI_VERSION;
+  library.info.checksum = kernel_library::checksum(library.bytes.data(),
+                                                   library.bytes.size());
+  return library;
+}
+
+std::vector<std::string> prefixed(const std::vector<std::string> &names) {
+  std::vector<std::string> symbols;
+  for (const std::string &name : names)
+    symbols.push_back("lib_" + name);
+  return symbols;
+}
+
+/// Loads `object` as a library and creates executable `name` of `exports`.
+StatusOr<Ref<Executable>> loadExecutable(ExecutableLoader &loader,
+                                         const std::string &name,
+                                         const std::vector<uint8_t> &object,
+                                         const std::vector<std::string> &exports) {
+  Library library = linkLibrary(object, exports, name);
+  FLEET_ASSIGN_OR_RETURN(std::shared_ptr<KernelLibrary> handle,
+                         loader.loadLibrary(library.info, library.bytes));
+  return loader.createExecutable(name, handle, exports, prefixed(exports));
+}
+
 std::unique_ptr<ExecutableLoader> makeLoader() {
   auto loader = ExecutableLoader::create();
   EXPECT_TRUE(loader.ok()) << loader.status().toString();
@@ -133,13 +190,12 @@ TEST(ExecutableLoaderTest, LoadsAndRunsKernels) {
   ASSERT_TRUE(loader);
   FLEET_ASSERT_OK_AND_ASSIGN(
       Ref<Executable> executable,
-      loader->load("math", object, {"scale_exp", "odd_fails"}));
+      loadExecutable(*loader, "math", object, {"scale_exp", "odd_fails"}));
   EXPECT_EQ(executable->exportCount(), 2u);
   EXPECT_EQ(executable->exportName(1), "odd_fails");
   EXPECT_GT(executable->loadNanoseconds(), 0u);
-  std::printf("[ measured ] object %zu bytes, JIT setup %.3f ms, load %.3f ms\n",
-              object.size(), loader->statistics().setupNanoseconds / 1e6,
-              executable->loadNanoseconds() / 1e6);
+  std::printf("[ measured ] object %zu bytes, load %.3f ms\n", object.size(),
+              loader->statistics().loadNanoseconds / 1e6);
 
   // Through a device: 8 workgroups, one element each.
   Ref<Device> device = makeDevice("local-task?task_topology_group_count=2");
@@ -183,9 +239,11 @@ TEST(ExecutableLoaderTest, ExecutablesAreIsolatedAndOutliveTheLoader) {
   {
     std::unique_ptr<ExecutableLoader> loader = makeLoader();
     ASSERT_TRUE(loader);
-    // The same symbol name twice: each executable has its own JITDylib.
-    FLEET_ASSERT_OK_AND_ASSIGN(first, loader->load("a", object, {"kernel"}));
-    FLEET_ASSERT_OK_AND_ASSIGN(second, loader->load("b", object, {"kernel"}));
+    // The same symbol name in two libraries: each is opened RTLD_LOCAL.
+    FLEET_ASSERT_OK_AND_ASSIGN(first,
+                               loadExecutable(*loader, "a", object, {"kernel"}));
+    FLEET_ASSERT_OK_AND_ASSIGN(second,
+                               loadExecutable(*loader, "b", object, {"kernel"}));
   }
   EXPECT_NE(reinterpret_cast<void *>(first->function(0)),
             reinterpret_cast<void *>(second->function(0)));
@@ -200,24 +258,74 @@ TEST(ExecutableLoaderTest, ErrorsNameTheExecutableAndSymbol) {
   ASSERT_TRUE(loader);
   std::vector<uint8_t> object = kernelObject(
       [](llvm::Module &module) { buildOddFails(module); });
-  auto missing = loader->load("m", object, {"odd_fails", "nope"});
+  Library library = linkLibrary(object, {"odd_fails"}, "m");
+  ASSERT_FALSE(library.bytes.empty());
+  FLEET_ASSERT_OK_AND_ASSIGN(std::shared_ptr<KernelLibrary> handle,
+                             loader->loadLibrary(library.info, library.bytes));
+  auto missing = loader->createExecutable("m", handle, {"odd_fails", "nope"},
+                                          {"lib_odd_fails", "lib_nope"});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::NotFound);
   EXPECT_TRUE(contains(missing.status().message(),
                        "executable 'm': export 'nope' cannot be resolved"));
+  EXPECT_TRUE(contains(missing.status().message(), "lib_nope"));
 
-  std::vector<uint8_t> garbage = {'n', 'o', 't', ' ', 'E', 'L', 'F'};
-  auto malformed = loader->load("g", garbage, {"x"});
+  // Wrong ABI version, corrupted bytes, missing or unknown CPU features.
+  KernelLibraryInfo info = library.info;
+  info.abiVersion = FLEET_KERNEL_ABI_VERSION + 1;
+  auto abi = loader->loadLibrary(info, library.bytes);
+  ASSERT_FALSE(abi.ok());
+  EXPECT_TRUE(contains(abi.status().message(),
+                       "kernel library 'm': kernel ABI version mismatch"));
+
+  std::vector<uint8_t> corrupt = library.bytes;
+  corrupt[corrupt.size() / 2] ^= 0x40;
+  auto damaged = loader->loadLibrary(library.info, corrupt);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), StatusCode::DataLoss);
+  EXPECT_TRUE(contains(damaged.status().message(),
+                       "corrupt shared object: checksum"));
+
+  // Bytes that hash right but are no shared object.
+  std::vector<uint8_t> garbage(128, 'x');
+  info = library.info;
+  info.checksum = kernel_library::checksum(garbage.data(), garbage.size());
+  auto malformed = loader->loadLibrary(info, garbage);
   ASSERT_FALSE(malformed.ok());
-  EXPECT_TRUE(contains(malformed.status().message(), "executable 'g'"));
+  EXPECT_TRUE(contains(malformed.status().message(),
+                       "not an x86-64 ELF shared object"));
 
+  info = library.info;
+  info.cpuFeatures.push_back("fleet-imaginary-feature");
+  auto unknown = loader->loadLibrary(info, library.bytes);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(contains(unknown.status().message(), "fleet-imaginary-feature"));
+
+  ::setenv("FLEET_TEST_HIDE_CPU_FEATURES", "sse4.2,sse2", 1);
+  info = library.info;
+  info.cpuFeatures = {"sse2"};
+  auto lacking = loader->loadLibrary(info, library.bytes);
+  ::unsetenv("FLEET_TEST_HIDE_CPU_FEATURES");
+  ASSERT_FALSE(lacking.ok());
+  EXPECT_EQ(lacking.status().code(), StatusCode::FailedPrecondition);
+  EXPECT_TRUE(contains(lacking.status().message(),
+                       "this host's CPU lacks sse2"));
+
+  // An unresolved symbol surfaces at dlopen (RTLD_NOW).
   std::vector<uint8_t> unresolved = kernelObject(buildUnresolved);
-  auto linkError = loader->load("u", unresolved, {"calls_missing"});
+  auto linkError = loadExecutable(*loader, "u", unresolved, {"calls_missing"});
   ASSERT_FALSE(linkError.ok());
   EXPECT_TRUE(contains(linkError.status().message(),
                        "fleet_test_symbol_that_does_not_exist"));
   // A failed load leaves the loader usable.
-  FLEET_EXPECT_OK(loader->load("ok", object, {"odd_fails"}).status());
+  FLEET_EXPECT_OK(loadExecutable(*loader, "ok", object, {"odd_fails"}).status());
+}
+
+TEST(ExecutableLoaderTest, HostFeaturesIncludeTheBaseline) {
+  std::vector<std::string> features = hostCpuFeatures();
+  EXPECT_NE(std::find(features.begin(), features.end(), "sse2"),
+            features.end());
+  FLEET_EXPECT_OK(checkCpuFeatures({"sse", "sse2"}, "test", "x86-64"));
 }
 
 } // namespace

@@ -18,12 +18,16 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
 
 namespace fleet::codegen {
 
@@ -62,6 +66,11 @@ struct KernelObject {
 /// Compiles `module` (not modified) for `options.targetCPU`.
 llvm::Expected<KernelObject> compileKernelModule(mlir::ModuleOp module,
                                                  const KernelCompileOptions &options);
+
+/// The target machine compileKernelModule uses for `targetCPU` (`host` or
+/// an LLVM CPU name; x86-64, PIC, O3). An unknown CPU is an error.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createKernelTargetMachine(llvm::StringRef targetCPU);
 
 /// Adds what the kernel compiler's input may contain (upstream dialects of
 /// dispatch bodies plus Fleet's stream dialect) to `registry`.

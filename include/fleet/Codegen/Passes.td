@@ -104,4 +104,50 @@ def SerializeExecutablesPass
   ];
 }
 
+def LinkExecutablesPass
+    : Pass<"hal-link-executables", "mlir::ModuleOp"> {
+  let summary = "Links the kernel objects of all llvm-cpu variants into one "
+                "shared object per target, stored on the module";
+  let description = [{
+    Runs after `hal-serialize-executables` (Fleet-only). The relocatable
+    objects of every `llvm-cpu` variant with the same
+    `#hal.executable.target` are linked with lld (fleet/Codegen/KernelLinker.h)
+    into one ELF shared object, after renaming each export's entry symbol
+    to `fleet_kernel_<n>_<export>` so equal export names of different
+    executables do not clash. The library goes into the module attribute
+    `fleet.kernel_libraries` with its target CPU, the CPU features the
+    kernels may use, the kernel-ABI version and a checksum; each variant
+    loses its `objects` and names its library and entry symbols instead
+    (runtime/include/fleet/runtime/hal/KernelLibrary.h):
+
+    ```mlir
+    module attributes {fleet.kernel_libraries = [{abi_version = 1 : i64,
+        checksum = "...", cpu_features = ["sse2", ...], data = dense<...> :
+        vector<Nxi8>, format = "fleet-object-x86_64", name =
+        "kernels_fleet-object-x86_64", target_cpu = "znver3"} ]} {
+      hal.executable private @abs {
+        hal.executable.variant public @x86 target(<"llvm-cpu", "fleet-object-x86_64">)
+            attributes {fleet.kernel_library = {library = "kernels_fleet-object-x86_64",
+                                                symbols = ["fleet_kernel_0_abs"]}} {
+          hal.executable.export public @abs ordinal(0) layout(...)
+        }
+      }
+    }
+    ```
+
+    A variant that still holds a kernel module, an object without the
+    export's symbol, or a failed link (e.g. a symbol two objects define) is
+    an error; the linker's message is quoted. Variants already linked are
+    left as they are.
+  }];
+  let options = [
+    Option<"targetCPU", "target-cpu", "std::string",
+           /*default=*/"::fleet::codegen::getFlagDefaults().targetCPU",
+           "CPU the objects were compiled for (as hal-serialize-executables'"
+           " option): decides the recorded CPU features">,
+    Option<"linker", "linker", "std::string", /*default=*/"\"\"",
+           "ld.lld to run (default: $FLEET_LLD, else lld-22's ld.lld)">
+  ];
+}
+
 #endif // FLEET_CODEGEN_PASSES_TD

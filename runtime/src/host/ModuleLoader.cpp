@@ -16,6 +16,7 @@
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "fleet/runtime/hal/Driver.h"
 #include "fleet/runtime/hal/ExecutableLoader.h"
+#include "fleet/runtime/hal/KernelLibrary.h"
 #include "fleet/runtime/hal/Trace.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -83,7 +84,12 @@ private:
   void resolveImports();
   void lowerBodies();
   Status bindDevices(ModuleOp op);
-  Status loadExecutables();
+  Status loadExecutables(ModuleOp op);
+  hal::StatusOr<hal::Ref<hal::Executable>>
+  loadVariant(ModuleOp op, const std::string &executable,
+              halir::ExecutableVariantOp variant);
+  hal::StatusOr<std::shared_ptr<hal::KernelLibrary>>
+  loadLibrary(ModuleOp op, Operation *user, StringRef name);
   Status runInitializers();
   Status failure(const std::string &what);
   void error(Operation *op, const Twine &message) {
@@ -101,6 +107,8 @@ private:
   std::vector<std::pair<halir::ExecutableOp, ExecutableTable *>> executables_;
   /// Devices this module's device globals are bound to.
   std::vector<hal::Device *> boundDevices_;
+  /// Kernel libraries loaded so far, by name.
+  std::map<std::string, std::shared_ptr<hal::KernelLibrary>> libraries_;
 };
 
 Status ModuleLoader::failure(const std::string &what) {
@@ -369,7 +377,7 @@ Status ModuleLoader::bindDevices(ModuleOp op) {
       drivers, ")"));
 }
 
-Status ModuleLoader::loadExecutables() {
+Status ModuleLoader::loadExecutables(ModuleOp op) {
   if (executables_.empty() || boundDevices_.empty())
     return Status();
   size_t deviceCount = context_.devices().size();
@@ -404,61 +412,10 @@ Status ModuleLoader::loadExecutables() {
       auto key = std::make_pair(table, chosen.getSymName().str());
       auto it = loaded.find(key);
       if (it == loaded.end()) {
-        std::optional<ArrayAttr> objects = chosen.getObjects();
-        auto object = objects && objects->size() == 1
-                          ? dyn_cast<halir::ExecutableObjectAttr>((*objects)[0])
-                          : halir::ExecutableObjectAttr();
-        if (!object || !object.getData()) {
-          error(chosen, "executable @" + table->name + " variant @" +
-                            chosen.getSymName() +
-                            " holds no kernel object (one "
-                            "#hal.executable.object<{data = ...}> is "
-                            "expected; compile the module to the end)");
-          return failure("executable without kernel object");
-        }
-        DenseIntElementsAttr data = object.getData();
-        std::vector<uint8_t> bytes;
-        bytes.reserve(size_t(data.getNumElements()));
-        for (const APInt &byte : data.getValues<APInt>())
-          bytes.push_back(uint8_t(byte.getZExtValue()));
-        // Export names by ordinal (declaration order when absent).
-        std::vector<std::string> names;
-        std::vector<std::optional<hal::ExportLayout>> layouts;
-        size_t position = 0;
-        for (auto exportOp : chosen.getBlock().getOps<halir::ExecutableExportOp>()) {
-          size_t ordinal = exportOp.getOrdinal()
-                               ? size_t(exportOp.getOrdinal()->getZExtValue())
-                               : position;
-          ++position;
-          if (ordinal >= 4096) {
-            error(exportOp, "export ordinal too large");
-            return failure("bad executable export");
-          }
-          if (names.size() <= ordinal) {
-            names.resize(ordinal + 1);
-            layouts.resize(ordinal + 1);
-          }
-          names[ordinal] = exportOp.getSymName().str();
-          // Dispatches are checked against the layout (Executable.h).
-          halir::PipelineLayoutAttr layout = exportOp.getLayout();
-          layouts[ordinal] = hal::ExportLayout{
-              uint32_t(layout.getBindings().size()),
-              uint32_t(layout.getConstants())};
-        }
-        auto loader = context_.executableLoader();
-        if (!loader.ok())
-          return loader.status();
-        uint64_t start = hal::monotonicNanoseconds();
-        auto result = (*loader)->load(
-            table->name, hal::Span<const uint8_t>(bytes.data(), bytes.size()),
-            names, layouts);
-        module_->statistics_.executableLoadNanoseconds +=
-            hal::monotonicNanoseconds() - start;
-        if (!result.ok()) {
-          error(chosen, result.status().toString());
-          return failure("kernel object of executable @" + table->name +
-                         " does not load");
-        }
+        hal::StatusOr<hal::Ref<hal::Executable>> result =
+            loadVariant(op, table->name, chosen);
+        if (!result.ok())
+          return result.status();
         ++module_->statistics_.executablesLoaded;
         it = loaded.emplace(key, std::move(*result)).first;
       }
@@ -467,6 +424,153 @@ Status ModuleLoader::loadExecutables() {
     }
   }
   return Status();
+}
+
+hal::StatusOr<std::shared_ptr<hal::KernelLibrary>>
+ModuleLoader::loadLibrary(ModuleOp op, Operation *user, StringRef name) {
+  namespace kl = hal::kernel_library;
+  auto it = libraries_.find(name.str());
+  if (it != libraries_.end())
+    return it->second;
+  auto bad = [&](const Twine &why) -> Status {
+    error(user, "kernel library '" + name + "': " + why);
+    return failure("kernel library '" + name.str() + "' does not load");
+  };
+  auto libraries = op->getAttrOfType<ArrayAttr>(kl::kLibrariesAttr);
+  if (!libraries)
+    return bad(Twine("the module has no ") + kl::kLibrariesAttr +
+               " attribute (compile it with fleet-compile, or link the "
+               "executables with --hal-link-executables)");
+  DictionaryAttr entry;
+  for (Attribute attr : libraries) {
+    auto dict = dyn_cast<DictionaryAttr>(attr);
+    auto entryName = dict ? dict.getAs<StringAttr>(kl::kKeyName) : StringAttr();
+    if (entryName && entryName.getValue() == name) {
+      entry = dict;
+      break;
+    }
+  }
+  if (!entry)
+    return bad(Twine("not found in ") + kl::kLibrariesAttr);
+  auto data = entry.getAs<DenseIntElementsAttr>(kl::kKeyData);
+  auto abi = entry.getAs<IntegerAttr>(kl::kKeyAbiVersion);
+  auto checksum = entry.getAs<StringAttr>(kl::kKeyChecksum);
+  auto cpu = entry.getAs<StringAttr>(kl::kKeyTargetCpu);
+  auto features = entry.getAs<ArrayAttr>(kl::kKeyCpuFeatures);
+  if (!data || !data.getElementType().isInteger(8) || data.isSplat() ||
+      !abi || !checksum || !cpu || !features)
+    return bad(Twine("malformed entry (expected ") + kl::kKeyData +
+               " = dense<...> : vector<Nxi8>, " + kl::kKeyAbiVersion + ", " +
+               kl::kKeyChecksum + ", " + kl::kKeyTargetCpu + ", " +
+               kl::kKeyCpuFeatures + ")");
+  hal::KernelLibraryInfo info;
+  info.name = name.str();
+  info.targetCpu = cpu.getValue().str();
+  info.abiVersion = abi.getInt();
+  if (checksum.getValue().size() != 16 ||
+      checksum.getValue().getAsInteger(16, info.checksum))
+    return bad("malformed checksum '" + checksum.getValue() +
+               "' (16 hex digits expected)");
+  for (Attribute feature : features) {
+    auto text = dyn_cast<StringAttr>(feature);
+    if (!text)
+      return bad("malformed cpu_features (strings expected)");
+    info.cpuFeatures.push_back(text.getValue().str());
+  }
+  // Non-splat i8 data is stored as its raw bytes.
+  ArrayRef<char> raw = data.getRawData();
+  auto loader = context_.executableLoader();
+  if (!loader.ok())
+    return loader.status();
+  auto library = (*loader)->loadLibrary(
+      info, hal::Span<const uint8_t>(
+                reinterpret_cast<const uint8_t *>(raw.data()), raw.size()));
+  if (!library.ok()) {
+    error(user, library.status().toString());
+    return failure("kernel library '" + name.str() + "' does not load");
+  }
+  libraries_.emplace(name.str(), *library);
+  return *library;
+}
+
+hal::StatusOr<hal::Ref<hal::Executable>>
+ModuleLoader::loadVariant(ModuleOp op, const std::string &executable,
+                          halir::ExecutableVariantOp variant) {
+  namespace kl = hal::kernel_library;
+  uint64_t start = hal::monotonicNanoseconds();
+  auto linked = variant->getAttrOfType<DictionaryAttr>(kl::kVariantAttr);
+  if (!linked) {
+    std::optional<ArrayAttr> objects = variant.getObjects();
+    error(variant,
+          "executable @" + executable + " variant @" + variant.getSymName() +
+              (objects && !objects->empty()
+                   ? Twine(" holds an unlinked kernel object (the runtime "
+                           "loads one shared object per artifact; link the "
+                           "executables with --hal-link-executables, as "
+                           "fleet-compile does)")
+                   : Twine(" holds no kernel object (one "
+                           "#hal.executable.object<{data = ...}> is "
+                           "expected; compile the module to the end)")));
+    return failure(objects && !objects->empty()
+                       ? "executable with an unlinked kernel object"
+                       : "executable without kernel object");
+  }
+  auto libraryName = linked.getAs<StringAttr>(kl::kKeyLibrary);
+  auto symbolsAttr = linked.getAs<ArrayAttr>(kl::kKeySymbols);
+  if (!libraryName || !symbolsAttr) {
+    error(variant, Twine("malformed ") + kl::kVariantAttr +
+                       " (expected {library = \"...\", symbols = [...]})");
+    return failure("bad executable variant");
+  }
+  // Export names and entry symbols by ordinal (declaration order when
+  // absent); symbols are listed in declaration order.
+  std::vector<std::string> names, symbols;
+  std::vector<std::optional<hal::ExportLayout>> layouts;
+  size_t position = 0;
+  for (auto exportOp : variant.getBlock().getOps<halir::ExecutableExportOp>()) {
+    size_t ordinal = exportOp.getOrdinal()
+                         ? size_t(exportOp.getOrdinal()->getZExtValue())
+                         : position;
+    auto symbol = position < symbolsAttr.size()
+                      ? dyn_cast<StringAttr>(symbolsAttr[position])
+                      : StringAttr();
+    ++position;
+    if (ordinal >= 4096) {
+      error(exportOp, "export ordinal too large");
+      return failure("bad executable export");
+    }
+    if (!symbol) {
+      error(exportOp, Twine("no entry symbol for this export in ") +
+                          kl::kVariantAttr);
+      return failure("bad executable export");
+    }
+    if (names.size() <= ordinal) {
+      names.resize(ordinal + 1);
+      symbols.resize(ordinal + 1);
+      layouts.resize(ordinal + 1);
+    }
+    names[ordinal] = exportOp.getSymName().str();
+    symbols[ordinal] = symbol.getValue().str();
+    // Dispatches are checked against the layout (Executable.h).
+    halir::PipelineLayoutAttr layout = exportOp.getLayout();
+    layouts[ordinal] = hal::ExportLayout{uint32_t(layout.getBindings().size()),
+                                         uint32_t(layout.getConstants())};
+  }
+  FLEET_ASSIGN_OR_RETURN(std::shared_ptr<hal::KernelLibrary> library,
+                         loadLibrary(op, variant, libraryName.getValue()));
+  auto loader = context_.executableLoader();
+  if (!loader.ok())
+    return loader.status();
+  auto result =
+      (*loader)->createExecutable(executable, library, names, symbols, layouts);
+  module_->statistics_.executableLoadNanoseconds +=
+      hal::monotonicNanoseconds() - start;
+  if (!result.ok()) {
+    error(variant, result.status().toString());
+    return failure("kernel library of executable @" + executable +
+                   " does not load");
+  }
+  return std::move(*result);
 }
 
 Status ModuleLoader::runInitializers() {
@@ -522,7 +626,7 @@ hal::StatusOr<std::unique_ptr<Module>> ModuleLoader::load(ModuleOp op) {
   }
 
   FLEET_RETURN_IF_ERROR(bindDevices(op));
-  FLEET_RETURN_IF_ERROR(loadExecutables());
+  FLEET_RETURN_IF_ERROR(loadExecutables(op));
   uint64_t initStart = hal::monotonicNanoseconds();
   FLEET_RETURN_IF_ERROR(runInitializers());
   uint64_t end = hal::monotonicNanoseconds();
