@@ -18,6 +18,11 @@
 // and artifacts written before checksums (producer `fleet`) carry none and
 // are read as is.
 //
+// Verification: writeArtifact expects a verified module (fleet-compile
+// verifies at the end of every phase). readArtifact verifies what carries no
+// checksum; a checksummed artifact is exactly what the writer wrote, so it
+// is not verified again (it was a third of a module load).
+//
 // Thread-safety: stateless functions; the MLIRContext passed in must not be
 // used concurrently by the caller while reading.
 //
@@ -37,7 +42,8 @@ namespace fleet {
 /// Layout version of .fleet files written by this build.
 constexpr int64_t kArtifactVersion = 1;
 
-/// Stamps the version attributes on `module` and writes it as MLIR bytecode.
+/// Stamps the version attributes on `module` (verified by the caller) and
+/// writes it as MLIR bytecode.
 mlir::LogicalResult writeArtifact(mlir::ModuleOp module, llvm::raw_ostream &os);
 
 /// Reads a .fleet file from `buffer` (its identifier names the file in
