@@ -25,7 +25,11 @@ earlier run):
   P7a/b speed-up of a 2048^3 matmul split by columns over two devices (one
      worker each) over the unsplit one on one device, with A's or B's work
      written first; met only with an overlap efficiency >= 0.9 too —
-     bench/tensor_parallel.py.
+     bench/tensor_parallel.py;
+  P8 module load of the two-device transformer sample
+     (samples/transformer_block): the median of 20 loads in one process
+     (artifact read, host-program lowering, kernel library dlopen,
+     initializers) — fleet-host-bench --load.
 A figure whose benchmark cannot run here is reported as "n/a" with the
 reason; the exit status is 0 either way (the table is the result).
 On a machine shared with builds, each measurement holds
@@ -38,6 +42,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -193,6 +198,37 @@ def matmul_vs_openblas(build, rows):
                    f" (OpenBLAS {core.group(1) if core else '?'})")
 
 
+def module_load(build, rows):
+    bench = os.path.join(build, "bench", "host", "fleet-host-bench")
+    if not os.path.exists(bench):
+        rows["P8"].note = f"{bench} not built"
+        return
+    work = tempfile.mkdtemp(prefix="fleet-load-")
+    try:
+        artifact = os.path.join(work, "transformer_block.fleet")
+        code, out = capture([os.path.join(build, "bin", "fleet-compile"),
+                             os.path.join(ROOT, "samples", "transformer_block",
+                                          "transformer_block.mlir"),
+                             "-o", artifact])
+        if code != 0:
+            rows["P8"].note = "fleet-compile of the sample failed"
+            return
+        device = "local-task?task_topology_group_count=1"
+        code, out = capture(locked([bench, "--load", artifact, "20", device,
+                                    device]))
+        match = re.search(r"load_median_ns=(\d+) load_min_ns=(\d+)", out)
+        if code != 0 or not match:
+            rows["P8"].note = "fleet-host-bench --load failed: " + \
+                (out.strip().splitlines()[-1][:100] if out.strip() else "")
+            return
+        median, best = int(match.group(1)) / 1e6, int(match.group(2)) / 1e6
+        rows["P8"].set(median, text=f"{median:.2f} ms",
+                       note=f"median of 20 in-process loads (min "
+                       f"{best:.2f} ms), 2 local-task devices")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     rows = {r.key: r for r in (
@@ -212,6 +248,8 @@ def main():
             lambda v: v >= 1.8),
         Row("P7b", "speed-up, 2048^3 tensor parallel, B first", ">= 1.8x",
             lambda v: v >= 1.8),
+        Row("P8", "module load, transformer 2 devices (median)", "<= 10 ms",
+            lambda v: v <= 10.0),
     )}
     wanted = set(sys.argv[2:]) or set(rows)
     if "P7" in wanted:
@@ -232,6 +270,8 @@ def main():
         matmul_vs_openblas(build, rows)
     if wanted & {"P7", "P7a", "P7b"}:
         tensor_parallel(build, rows)
+    if "P8" in wanted:
+        module_load(build, rows)
     for key, row in rows.items():
         if key not in wanted:
             row.note = "not measured in this run"

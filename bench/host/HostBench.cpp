@@ -8,6 +8,13 @@
 // once and prints nothing (the callgrind mode of scripts/host-bench, where
 // start-up cancels out between two values of N).
 //
+//   fleet-host-bench --load ARTIFACT LOADS DEVICE...
+//
+// Loads ARTIFACT LOADS times in this process, each into a fresh context on
+// the same devices, and prints the median and minimum nanoseconds of one
+// load (`load_median_ns=... load_min_ns=...`): reading the artifact, lowering
+// the host program, loading the kernel library, running the initializers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fleet/runtime/hal/Driver.h"
@@ -27,7 +34,42 @@ static int fail(const std::string &message) {
   return 1;
 }
 
+static int benchLoads(int argc, char **argv) {
+  if (argc < 5)
+    return fail("usage: fleet-host-bench --load ARTIFACT LOADS DEVICE...");
+  std::string artifact = argv[2];
+  int loads = std::atoi(argv[3]);
+  if (loads <= 0)
+    return fail("LOADS must be positive");
+  std::vector<hal::Ref<hal::Device>> devices;
+  for (int i = 4; i < argc; ++i) {
+    auto device = hal::createDevice(argv[i]);
+    if (!device.ok())
+      return fail(device.status().toString());
+    devices.push_back(*device);
+  }
+  std::vector<uint64_t> times;
+  for (int i = 0; i < loads; ++i) {
+    auto context = host::Context::create(devices);
+    if (!context.ok())
+      return fail(context.status().toString());
+    uint64_t start = hal::monotonicNanoseconds();
+    auto module = (*context)->loadArtifactFile(artifact);
+    uint64_t end = hal::monotonicNanoseconds();
+    if (!module.ok())
+      return fail(module.status().toString());
+    times.push_back(end - start);
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("load_median_ns=%llu load_min_ns=%llu\n",
+              (unsigned long long)times[times.size() / 2],
+              (unsigned long long)times.front());
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "--load")
+    return benchLoads(argc, argv);
   if (argc < 6)
     return fail("usage: fleet-host-bench ARTIFACT FUNCTION N REPETITIONS "
                 "DEVICE...");
