@@ -8,9 +8,10 @@
 //   "fleet-object-x86_64") holds one relocatable ELF object for the host CPU
 //   (see docs/kernel-abi.md). For every `hal.executable.export @name
 //   ordinal(N)` the object defines a global function symbol `name` of type
-//   `fleet_kernel_fn_t`. No other symbol is looked up; the object may call
-//   libm/libc functions (expf, memcpy, ...) that the loader resolves from the
-//   process.
+//   `fleet_kernel_fn_t`. The compiler links the objects of an artifact into
+//   one shared object, renaming each entry symbol (KernelLibrary.h); the
+//   object may call libm/libc functions (expf, memcpy, ...) that the
+//   dynamic loader resolves from the process.
 //
 // Calling convention
 //   The runtime calls the function once per workgroup (x, y, z) of the grid
