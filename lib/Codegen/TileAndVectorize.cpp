@@ -315,8 +315,15 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
       if (range > 1 && i + 1 != ranges.size())
         opTiles[i] = 1;
     opTiles.back() = chunk;
-    bool innermostReduces = op.getIteratorTypesArray().back() ==
-                            utils::IteratorType::reduction;
+    // Partial-reduction tiling needs projected-permutation maps: a result
+    // map with a constant, (d0, d1) -> (d0, 0) as torch-mlir's keepdim
+    // reductions have, crashed upstream's tiling; such ops tile the reduction
+    // serially.
+    bool innermostReduces =
+        op.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+        llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+          return map.isProjectedPermutation();
+        });
     auto tilingOp = cast<TilingInterface>(op.getOperation());
     FailureOr<SmallVector<scf::ForOp>> loops =
         tileOp(rewriter, tilingOp, opTiles, innermostReduces);

@@ -3,7 +3,9 @@
 //   fleet-compile in.mlir -o out.fleet [--hal-target-device=NAME=local[N] ...]
 //                 [--execution-model=async-external] [--compile-to=input|stream|hal]
 //
-// Input `-` reads stdin; without -o (or with -o -) the output goes to stdout.
+// An input ending in `.onnx` is imported first by fleet-import (next to
+// this binary; FLEET_IMPORT overrides it), which also takes --input-shape
+// and --place (docs/onnx.md). Input `-` reads stdin; without -o (or with -o -) the output goes to stdout.
 // --compile-to stops after a phase and prints IR text instead of the artifact.
 // IREE's flags are accepted without the `iree-` prefix: --hal-target-device,
 // --execution-model, --stream-external-resources-mappable (alias
@@ -38,6 +40,9 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
@@ -69,6 +74,17 @@ static cl::list<std::string> localBackends(
     cl::desc("Kernel backends for local devices: llvm-cpu (vmvx is accepted "
              "and compiled to native code too)"),
     cl::CommaSeparated, cl::cat(category));
+
+static cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("ONNX input only: fix the shape of graph input NAME "
+             "(NAME=1x3x224x224, repeatable; see fleet-import)"),
+    cl::value_desc("NAME=DIMS"), cl::cat(category));
+static cl::list<std::string> places(
+    "place",
+    cl::desc("ONNX input only: run the nodes whose name starts with PREFIX "
+             "on device N (N:PREFIX, repeatable; see fleet-import)"),
+    cl::value_desc("N:PREFIX"), cl::cat(category));
 
 static cl::opt<bool> verifyEach(
     "verify-each",
@@ -105,6 +121,46 @@ struct VerifyPhasePass
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "fleet-compile") << message << "\n";
   return 1;
+}
+
+/// Runs fleet-import on an .onnx input into a temporary .mlir file, whose
+/// path it returns; fleet-import prints its own one-line error.
+static FailureOr<std::string> importOnnx(const char *argv0,
+                                         StringRef onnxPath) {
+  std::string tool;
+  if (std::optional<std::string> env = llvm::sys::Process::GetEnv("FLEET_IMPORT"))
+    tool = *env;
+  else {
+    std::string self = llvm::sys::fs::getMainExecutable(
+        argv0, reinterpret_cast<void *>(&importOnnx));
+    SmallString<256> path(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(path, "fleet-import");
+    tool = std::string(path);
+  }
+  SmallString<128> mlirPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "fleet-import", "mlir", mlirPath)) {
+    fail("cannot create a temporary file: " + ec.message());
+    return failure();
+  }
+  std::vector<std::string> args = {tool, onnxPath.str(), "-o",
+                                   std::string(mlirPath)};
+  for (const std::string &shape : inputShapes)
+    args.push_back("--input-shape=" + shape);
+  for (const std::string &place : places)
+    args.push_back("--place=" + place);
+  std::vector<StringRef> argRefs(args.begin(), args.end());
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(tool, argRefs, /*Env=*/std::nullopt,
+                                     /*Redirects=*/{}, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &error);
+  if (rc != 0) {
+    llvm::sys::fs::remove(mlirPath);
+    if (rc < 0)
+      fail("cannot run " + tool + ": " + error);
+    return failure();
+  }
+  return std::string(mlirPath);
 }
 
 int main(int argc, char **argv) {
@@ -146,7 +202,20 @@ int main(int argc, char **argv) {
     context.printOpOnDiagnostic(false);
 
   std::string errorMessage;
-  auto input = openInputFile(inputFilename, &errorMessage);
+  std::string sourcePath = inputFilename;
+  std::string importedPath;
+  if (StringRef(inputFilename).ends_with(".onnx")) {
+    FailureOr<std::string> imported = importOnnx(argv[0], inputFilename);
+    if (failed(imported))
+      return 1;
+    importedPath = sourcePath = *imported;
+  } else if (!inputShapes.empty() || !places.empty()) {
+    return fail("--input-shape and --place apply to an .onnx input only");
+  }
+  auto input = openInputFile(sourcePath, &errorMessage);
+  if (!importedPath.empty())
+    llvm::sys::fs::remove(importedPath); // the buffer holds the text
+
   if (!input)
     return fail(errorMessage);
   llvm::SourceMgr sourceMgr;

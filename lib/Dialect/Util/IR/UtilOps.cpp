@@ -3,6 +3,8 @@
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 
@@ -466,6 +468,11 @@ int64_t BufferConstantOp::getByteLength() {
   }
   if (auto str = dyn_cast<StringAttr>(getValue()))
     return str.getValue().size();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(getValue())) {
+    auto type = cast<ShapedType>(resource.getType());
+    int64_t bits = type.getElementTypeBitWidth();
+    return type.getNumElements() * ((bits + 7) / 8);
+  }
   return 0;
 }
 
@@ -479,7 +486,16 @@ LogicalResult BufferConstantOp::verify() {
   }
   if (isa<StringAttr>(getValue()))
     return success();
-  return emitOpError() << "value must be a dense elements or string attribute";
+  // A blob (fleet-import's weights): its bytes are the value as stored.
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(getValue())) {
+    Type element = cast<ShapedType>(resource.getType()).getElementType();
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8)
+      return emitOpError() << "dense_resource value element type " << element
+                           << " has no defined byte layout";
+    return success();
+  }
+  return emitOpError()
+         << "value must be a dense elements, dense_resource or string attribute";
 }
 
 #define GET_OP_CLASSES

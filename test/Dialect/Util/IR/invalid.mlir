@@ -142,7 +142,7 @@ util.func private @f(%a: i32) {
 // -----
 
 util.func private @f() {
-  // expected-error @+1 {{value must be a dense elements or string attribute}}
+  // expected-error @+1 {{value must be a dense elements, dense_resource or string attribute}}
   %0 = util.buffer.constant : !util.buffer = 1 : i32
   util.return
 }
