@@ -211,6 +211,11 @@ def _describe_error(e, diags, module):
     loc, message = found
     node = _node_of(loc)
     message = message.strip().splitlines()[0] if message.strip() else "failed"
+    op = re.search(r'torch\.operator.*name = "onnx\.([A-Za-z0-9_]+)"', message)
+    if op:
+        message = f"ONNX op '{op.group(1)}' has no lowering in torch-mlir"
+    elif len(message) > 300:
+        message = message[:300] + "..."
     return (f"node '{node}': {message}" if node else f"the model: {message}")
 
 
