@@ -352,22 +352,85 @@ def _global_name(op, index, used):
     return name
 
 
-def convert(model, origin, shapes=None, places=None):
-    """ModelProto -> the text of Fleet's input form. Raises ImportError_."""
+def convert(model, origin, shapes=None, places=None, stage=None):
+    """ModelProto -> the text of Fleet's input form. Raises ImportError_.
+    stage(name), when given, is told each step before it starts."""
     from torch_mlir import ir
+    stage = stage or (lambda name: None)
     fix_input_shapes(model, shapes or {}, origin)
+    stage("shape inference")
     model = infer_shapes(model, origin)
     context = ir.Context()
     context.allow_unregistered_dialects = True
     diags = _Diagnostics(context)
     with context:
+        stage("torch-mlir's importer")
         module = import_to_torch(model, context, origin)
+        stage("torch-mlir's lowering")
         lower_to_linalg(module, context, diags, origin)
+        stage("Fleet's input form")
         to_fleet_form(module, context, origin, places or [])
         import io
         out = io.StringIO()
         module.print(file=out, print_generic_op_form=True, assume_verified=True)
         return out.getvalue()
+
+
+def convert_isolated(model, origin, shapes=None, places=None):
+    """convert() in a forked child, so that a crash of the native code
+    (torch-mlir's pipeline dies of SIGFPE on some models) becomes an error
+    naming the step instead of killing the caller."""
+    import pickle
+    import signal
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report the steps and the result, then _exit
+        os.close(read_fd)
+        out = os.fdopen(write_fd, "wb")
+
+        def send(item):
+            pickle.dump(item, out)
+            out.flush()
+        code = 0
+        try:
+            text = convert(model, origin, shapes, places, stage=lambda n: send(("stage", n)))
+            send(("ok", text))
+        except NotLowerable as e:
+            send(("not-lowerable", str(e)))
+        except ImportError_ as e:
+            send(("error", str(e)))
+        except BaseException as e:
+            send(("error", f"{origin}: internal error: {type(e).__name__}: {_one_line(e)}"))
+        finally:
+            try:
+                out.close()
+            finally:
+                os._exit(code)
+    os.close(write_fd)
+    stage, result = None, None
+    with os.fdopen(read_fd, "rb") as inp:
+        while True:
+            try:
+                item = pickle.load(inp)
+            except EOFError:
+                break
+            if item[0] == "stage":
+                stage = item[1]
+            else:
+                result = item
+    _, status = os.waitpid(pid, 0)
+    if result is None:
+        why = (f"signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
+               else f"exit status {os.WEXITSTATUS(status)}")
+        message = f"{origin}: {stage or 'the import'} crashed ({why})"
+        if stage in ("torch-mlir's importer", "torch-mlir's lowering"):
+            raise NotLowerable(message)
+        raise ImportError_(message)
+    if result[0] == "ok":
+        return result[1]
+    if result[0] == "not-lowerable":
+        raise NotLowerable(result[1])
+    raise ImportError_(result[1])
 
 
 def main(argv=None):
@@ -386,7 +449,7 @@ def main(argv=None):
         shapes = dict(parse_shape(s) for s in args.input_shape)
         places = [parse_place(p) for p in args.place]
         model = load_model(args.input)
-        text = convert(model, args.input, shapes, places)
+        text = convert_isolated(model, args.input, shapes, places)
         if args.output == "-":
             sys.stdout.write(text)
         else:
