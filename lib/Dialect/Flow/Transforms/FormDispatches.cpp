@@ -410,8 +410,9 @@ bool isHostOp(Operation *op) {
   return false;
 }
 
-/// An op's own `stream.affinity` (a compute op; region and host ops keep
-/// theirs as the default for what they contain) places it: its tensor
+/// An op's own `stream.affinity` (a compute op, linalg ops with their
+/// bodies included; other region ops and host ops keep theirs as the
+/// default for what they contain) places it: its tensor
 /// operands are transferred there first, as `flow.tensor.transfer` does (a
 /// no-op for a value already there), so it executes there, its results
 /// live there and no fusion crosses the transfers (docs/guide.md "Place
@@ -421,7 +422,8 @@ void materializeOpAffinities(util::FuncOp func) {
   SmallVector<Operation *> placed;
   func.walk([&](Operation *op) {
     if (op != func.getOperation() && op->hasAttr("stream.affinity") &&
-        op->getNumRegions() == 0 && !isHostOp(op))
+        (op->getNumRegions() == 0 || isa<linalg::LinalgOp>(op)) &&
+        !isHostOp(op))
       placed.push_back(op);
   });
   for (Operation *op : placed) {

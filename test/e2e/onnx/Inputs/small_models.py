@@ -5,7 +5,9 @@ results as the reference (run with the importer's environment, %fleet_python).
       writes DIR/<model>.onnx, DIR/<model>.<input>.npy for each input and
       DIR/<model>.out.npy (onnxruntime's output for those inputs) for
       gemm_relu, matmul_relu, softmax, add and dynamic (a gemm whose batch
-      dimension is symbolic: fleet-import needs --input-shape=x=4x64).
+      dimension is symbolic: fleet-import needs --input-shape=x=4x64) and
+      two_stage (nodes s0/fc, s0/act, s1/fc, s1/act: two Gemm + Relu stages,
+      for --place).
 """
 import os
 import sys
@@ -72,6 +74,16 @@ def main(out):
          [helper.make_node("Gemm", ["x", "w", "b"], ["y"], name="fc")],
          [info("x", ["batch", 64])], [info("y", ["batch", 16])],
          {"w": f32(64, 16), "b": f32(16)}, {"x": f32(4, 64)})
+
+    # Two stages, for --place.
+    save(out, "two_stage",
+         [helper.make_node("Gemm", ["x", "w0", "b0"], ["h0"], name="s0/fc"),
+          helper.make_node("Relu", ["h0"], ["a0"], name="s0/act"),
+          helper.make_node("Gemm", ["a0", "w1", "b1"], ["h1"], name="s1/fc"),
+          helper.make_node("Relu", ["h1"], ["y"], name="s1/act")],
+         [info("x", [4, 64])], [info("y", [4, 32])],
+         {"w0": f32(64, 48), "b0": f32(48), "w1": f32(48, 32), "b1": f32(32)},
+         {"x": f32(4, 64)})
 
 
 if __name__ == "__main__":
