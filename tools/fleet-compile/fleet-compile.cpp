@@ -2,6 +2,7 @@
 //
 //   fleet-compile in.mlir -o out.fleet [--hal-target-device=NAME=local[N] ...]
 //                 [--execution-model=async-external] [--compile-to=input|stream|hal]
+//   fleet-compile host.mlir --compile-from-host -o out.fleet
 //
 // An input ending in `.onnx` is imported first by fleet-import (next to
 // this binary; FLEET_IMPORT overrides it), which also takes --input-shape
@@ -69,6 +70,12 @@ static cl::opt<fleet::CompilePhase> compileTo(
                clEnumValN(fleet::CompilePhase::HAL, "hal",
                           "the host program before kernel codegen")),
     cl::init(fleet::CompilePhase::End), cl::cat(category));
+static cl::opt<bool> compileFromHost(
+    "compile-from-host",
+    cl::desc("The input is a finished host program (util/hal/arith/scf/cf, "
+             "kernels linked, e.g. by fleet-opt --hal-link-executables): "
+             "run no pipeline, write it as the artifact"),
+    cl::init(false), cl::cat(category));
 static cl::list<std::string> localBackends(
     "hal-local-target-device-backends",
     cl::desc("Kernel backends for local devices: llvm-cpu (vmvx is accepted "
@@ -237,20 +244,24 @@ int main(int argc, char **argv) {
     if (!verifyEach)
       pm.addPass(std::make_unique<VerifyPhasePass>(phase));
   };
-  fleet::buildInputPipeline(pm, options);
-  endPhase("input");
-  if (compileTo != fleet::CompilePhase::Input) {
-    fleet::buildStreamPipeline(pm, options);
-    endPhase("stream");
-  }
-  if (compileTo == fleet::CompilePhase::HAL ||
-      compileTo == fleet::CompilePhase::End) {
-    fleet::buildHALPipeline(pm, options);
-    endPhase("HAL");
-  }
-  if (compileTo == fleet::CompilePhase::End) {
-    fleet::buildKernelPipeline(pm, options);
-    endPhase("kernel");
+  if (compileFromHost) {
+    endPhase("host program");
+  } else {
+    fleet::buildInputPipeline(pm, options);
+    endPhase("input");
+    if (compileTo != fleet::CompilePhase::Input) {
+      fleet::buildStreamPipeline(pm, options);
+      endPhase("stream");
+    }
+    if (compileTo == fleet::CompilePhase::HAL ||
+        compileTo == fleet::CompilePhase::End) {
+      fleet::buildHALPipeline(pm, options);
+      endPhase("HAL");
+    }
+    if (compileTo == fleet::CompilePhase::End) {
+      fleet::buildKernelPipeline(pm, options);
+      endPhase("kernel");
+    }
   }
   if (failed(pm.run(*module)))
     return 1;

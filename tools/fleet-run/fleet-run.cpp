@@ -13,98 +13,49 @@
 // device, because failures reach every fence that depends on them
 // (docs/design.md §4). docs/fleet-run.md is the user documentation.
 //
+// Flags are parsed with CLI11 (header-only); `@file` arguments are expanded
+// first (whitespace-separated arguments, '#' comments, quotes). fleet-run
+// uses no LLVM or MLIR: it builds with the runtime alone (cmake -S runtime).
+//
 //===----------------------------------------------------------------------===//
 
 #include "fleet/runtime/hal/Driver.h"
 #include "fleet/runtime/hal/Trace.h"
 #include "fleet/runtime/host/Context.h"
 #include "fleet/runtime/tooling/Tensor.h"
-#include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/WithColor.h"
-#include "llvm/Support/raw_ostream.h"
 
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iostream>
+#include <algorithm>
 
 using namespace fleet::runtime;
-namespace cl = llvm::cl;
 
-static cl::OptionCategory category("fleet-run options");
-
-static cl::list<std::string>
-    modules("module",
-            cl::desc("A .fleet artifact to load (repeatable, loaded in "
-                     "order; '-' reads stdin)"),
-            cl::value_desc("file"), cl::cat(category));
-static cl::opt<std::string>
-    functionName("function",
-                 cl::desc("The function to run: NAME (in the module loaded "
-                          "last) or MODULE.NAME"),
-                 cl::value_desc("name"), cl::cat(category));
-static cl::list<std::string>
-    deviceUris("device",
-               cl::desc("A device: local-sync | local-task[?params] "
-                        "(repeatable; ordinal N of backend 'local' is the "
-                        "N-th one)"),
-               cl::value_desc("uri"), cl::cat(category));
-static cl::opt<unsigned> taskTopologyGroupCount(
-    "task_topology_group_count",
-    cl::desc("Worker threads of each local-task device whose URI does not "
-             "say (default 1)"),
-    cl::init(0), cl::cat(category));
-static cl::list<std::string>
-    inputs("input",
-           cl::desc("An input: 4xf32=1,2,3,4 | 2x2xf32=[1 2][3 4] | "
-                    "4096xf32=-2.0 (fills) | i32=5 | @file.npy"),
-           cl::value_desc("value"), cl::cat(category));
-static cl::list<std::string> expectedOutputs(
-    "expected_output",
-    cl::desc("The expected value of each result (same syntax as --input)"),
-    cl::value_desc("value"), cl::cat(category));
-static cl::opt<double> expectedF32Threshold(
-    "expected_f32_threshold",
-    cl::desc("Absolute tolerance of f32 (and f16/bf16) comparisons"),
-    cl::init(1e-4), cl::cat(category));
-static cl::opt<double> expectedF64Threshold(
-    "expected_f64_threshold",
-    cl::desc("Absolute tolerance of f64 comparisons"), cl::init(1e-4),
-    cl::cat(category));
-static cl::list<std::string>
-    outputs("output",
-            cl::desc("Where result i goes: @file.npy (write), +file.npy "
-                     "(append), '-' (print, the default)"),
-            cl::value_desc("target"), cl::cat(category));
-static cl::opt<std::string>
-    traceFile("trace",
-              cl::desc("Write a Chrome/Perfetto trace of the run (JSON)"),
-              cl::value_desc("file"), cl::cat(category));
-static cl::opt<unsigned> hostWaitTimeoutMs(
-    "host_wait_timeout_ms",
-    cl::desc("Bound every host wait (the program's hal.fence.await and "
-             "fleet-run's own) to this many milliseconds; 0 = no bound"),
-    cl::init(0), cl::cat(category));
-static cl::opt<bool> printStatistics(
-    "print_statistics",
-    cl::desc("Print device, host-wait, topology and load statistics to "
-             "stderr"),
-    cl::init(false), cl::cat(category));
-static cl::opt<unsigned> warmupRuns(
-    "warmup_runs",
-    cl::desc("Call the function this many times before the measured call "
-             "and drop their results (Fleet extension): the trace holds "
-             "only the measured call, statistics count every call"),
-    cl::init(0), cl::cat(category));
-static cl::opt<unsigned> printMaxElementCount(
-    "print_max_element_count",
-    cl::desc("Elements printed per result before '...'"), cl::init(1024),
-    cl::cat(category));
+// Flags (iree-run-module's names; docs/fleet-run.md).
+static std::vector<std::string> modules;
+static std::string functionName;
+static std::vector<std::string> deviceUris;
+static unsigned taskTopologyGroupCount = 0;
+static std::vector<std::string> inputs;
+static std::vector<std::string> expectedOutputs;
+static double expectedF32Threshold = 1e-4;
+static double expectedF64Threshold = 1e-4;
+static std::vector<std::string> outputs;
+static std::string traceFile;
+static unsigned hostWaitTimeoutMs = 0;
+static bool printStatistics = false;
+static unsigned warmupRuns = 0;
+static unsigned printMaxElementCount = 1024;
 
 namespace {
 
 int fail(const std::string &message) {
-  llvm::WithColor::error(llvm::errs(), "fleet-run") << message << "\n";
+  std::cout.flush();
+  std::cerr << "fleet-run: error: " << message << "\n";
   return 1;
 }
 
@@ -153,9 +104,9 @@ struct Reporting {
       }
     }
     if (printStatistics && context) {
-      llvm::errs() << hal::formatStatistics(context->devices(),
-                                            context->group())
-                   << host::formatLoadStatistics(*context);
+      std::cout.flush();
+      std::cerr << hal::formatStatistics(context->devices(), context->group())
+                << host::formatLoadStatistics(*context);
     }
   }
 };
@@ -358,7 +309,7 @@ hal::StatusOr<tooling::HostTensor> resultTensor(const host::Value &value) {
 
 int printResults(const host::Function &function,
                  const std::vector<host::Value> &results) {
-  llvm::outs() << "EXEC @" << function.name() << "\n";
+  std::cout << "EXEC @" << function.name() << "\n";
   if (!expectedOutputs.empty()) {
     if (expectedOutputs.size() != results.size())
       return fail("@" + function.qualifiedName() + " returned " +
@@ -384,17 +335,17 @@ int printResults(const host::Function &function,
               : expectedF32Threshold;
       if (auto problem = tooling::compareTensors(*actual, *expected,
                                                  tolerance)) {
-        llvm::outs() << "[FAILED] result[" << i << "]: " << *problem << "\n"
+        std::cout << "[FAILED] result[" << i << "]: " << *problem << "\n"
                      << "  expected:\n"
                      << tooling::formatTensor(*expected, printMaxElementCount)
                      << "\n  actual:\n"
                      << tooling::formatTensor(*actual, printMaxElementCount)
                      << "\n";
-        llvm::outs().flush();
+        std::cout.flush();
         return 1;
       }
     }
-    llvm::outs() << "[SUCCESS] all function outputs matched their expected "
+    std::cout << "[SUCCESS] all function outputs matched their expected "
                     "values.\n";
     return 0;
   }
@@ -405,21 +356,21 @@ int printResults(const host::Function &function,
     const host::Value &value = results[i];
     std::string target = i < outputs.size() ? outputs[i] : "-";
     if (value.isReference() && !value.asBufferView()) {
-      llvm::outs() << "result[" << i << "]: " << value.toString() << "\n";
+      std::cout << "result[" << i << "]: " << value.toString() << "\n";
       continue;
     }
     if (value.asBufferView())
-      llvm::outs() << "result[" << i << "]: hal.buffer_view\n";
+      std::cout << "result[" << i << "]: hal.buffer_view\n";
     if (target == "-" || target.empty()) {
       if (value.asBufferView()) {
         auto tensor = resultTensor(value);
         if (!tensor.ok())
           return fail("result[" + std::to_string(i) +
                       "]: " + tensor.status().toString());
-        llvm::outs() << tooling::formatTensor(*tensor, printMaxElementCount)
+        std::cout << tooling::formatTensor(*tensor, printMaxElementCount)
                      << "\n";
       } else {
-        llvm::outs() << "result[" << i << "]: " << value.toString() << "\n";
+        std::cout << "result[" << i << "]: " << value.toString() << "\n";
       }
       continue;
     }
@@ -435,9 +386,9 @@ int printResults(const host::Function &function,
     if (!status.ok())
       return fail("--output '" + target + "': " + status.toString());
     if (!value.asBufferView())
-      llvm::outs() << "result[" << i << "]: " << typeName(value.type())
+      std::cout << "result[" << i << "]: " << typeName(value.type())
                    << "\n";
-    llvm::outs() << "(written to " << target.substr(1) << ")\n";
+    std::cout << "(written to " << target.substr(1) << ")\n";
   }
   return 0;
 }
@@ -447,10 +398,10 @@ int run() {
     return fail("no --module given (a .fleet artifact from fleet-compile)");
   if (!traceFile.empty()) {
     // Find out now, not after the run, that the trace cannot be written.
-    std::error_code error;
-    llvm::raw_fd_ostream probe(traceFile, error);
-    if (error)
-      return fail("--trace '" + traceFile + "': " + error.message());
+    FILE *probe = std::fopen(traceFile.c_str(), "w");
+    if (!probe)
+      return fail("--trace '" + traceFile + "': " + std::strerror(errno));
+    std::fclose(probe);
   }
   auto devices = createDevices();
   if (!devices.ok())
@@ -527,30 +478,151 @@ int run() {
                               ": its signal fence failed");
   if (!status.ok()) {
     reporting.runFailed = true;
-    llvm::outs() << "EXEC @" << function->name() << "\n";
-    llvm::outs().flush();
+    std::cout << "EXEC @" << function->name() << "\n";
+    std::cout.flush();
     return fail(status.toString());
   }
   int code = printResults(*function, results);
   reporting.runFailed = code != 0;
-  llvm::outs().flush();
+  std::cout.flush();
   return code;
+}
+
+/// Splits a response file into arguments: whitespace separates, '#' starts
+/// a comment line, single or double quotes group.
+bool readResponseFile(const std::string &path, std::vector<std::string> &out) {
+  std::ifstream file(path);
+  if (!file)
+    return false;
+  std::string line;
+  while (std::getline(file, line)) {
+    size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos || line[start] == '#')
+      continue;
+    std::string current;
+    bool any = false;
+    char quote = 0;
+    for (char c : line.substr(start)) {
+      if (quote) {
+        if (c == quote)
+          quote = 0;
+        else
+          current += c;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+        any = true;
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        if (any || !current.empty())
+          out.push_back(current);
+        current.clear();
+        any = false;
+      } else {
+        current += c;
+      }
+    }
+    if (any || !current.empty())
+      out.push_back(current);
+  }
+  return true;
+}
+
+/// argv with every `@file` replaced by the file's arguments (nested files
+/// too, up to a depth of 16). Returns false after reporting a missing file.
+bool expandResponseFiles(int argc, char **argv, std::vector<std::string> &out,
+                         int depth = 0) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string &arg : args) {
+    if (arg.size() < 2 || arg[0] != '@') {
+      out.push_back(arg);
+      continue;
+    }
+    std::vector<std::string> nested;
+    if (depth > 16 || !readResponseFile(arg.substr(1), nested)) {
+      fail("response file '" + arg.substr(1) + "' not found");
+      return false;
+    }
+    std::vector<char *> pointers = {argv[0]};
+    for (std::string &n : nested)
+      pointers.push_back(n.data());
+    if (!expandResponseFiles(int(pointers.size()), pointers.data(), out,
+                             depth + 1))
+      return false;
+  }
+  return true;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  cl::HideUnrelatedOptions({&category});
-  // `@file` reads flags from a response file; a missing one would otherwise
-  // read as an unknown argument.
-  for (int i = 1; i < argc; ++i)
-    if (argv[i][0] == '@' && !llvm::sys::fs::exists(argv[i] + 1))
-      return fail(std::string("response file '") + (argv[i] + 1) +
-                  "' not found");
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "Fleet runner: runs a function of .fleet artifacts on runtime devices\n");
+  std::vector<std::string> args;
+  if (!expandResponseFiles(argc, argv, args))
+    return 1;
+  CLI::App app("Fleet runner: runs a function of .fleet artifacts on runtime "
+               "devices",
+               "fleet-run");
+  app.option_defaults()->always_capture_default();
+  auto repeated = [&](const char *name, std::vector<std::string> &values,
+                      const char *description) {
+    app.add_option(name, values, description)
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+  };
+  repeated("--module", modules,
+           "A .fleet artifact to load (repeatable, loaded in order; '-' reads "
+           "stdin)");
+  app.add_option("--function", functionName,
+                 "The function to run: NAME (in the module loaded last) or "
+                 "MODULE.NAME");
+  repeated("--device", deviceUris,
+           "A device: local-sync | local-task[?params] (repeatable; ordinal N "
+           "of backend 'local' is the N-th one)");
+  app.add_option("--task_topology_group_count", taskTopologyGroupCount,
+                 "Worker threads of each local-task device whose URI does not "
+                 "say (default 1)");
+  repeated("--input", inputs,
+           "An input: 4xf32=1,2,3,4 | 2x2xf32=[1 2][3 4] | 4096xf32=-2.0 "
+           "(fills) | i32=5 | @file.npy");
+  repeated("--expected_output", expectedOutputs,
+           "The expected value of each result (same syntax as --input)");
+  app.add_option("--expected_f32_threshold", expectedF32Threshold,
+                 "Absolute tolerance of f32 (and f16/bf16) comparisons");
+  app.add_option("--expected_f64_threshold", expectedF64Threshold,
+                 "Absolute tolerance of f64 comparisons");
+  repeated("--output", outputs,
+           "Where result i goes: @file.npy (write), +file.npy (append), '-' "
+           "(print, the default)");
+  app.add_option("--trace", traceFile,
+                 "Write a Chrome/Perfetto trace of the run (JSON)");
+  app.add_option("--host_wait_timeout_ms", hostWaitTimeoutMs,
+                 "Bound every host wait (the program's hal.fence.await and "
+                 "fleet-run's own) to this many milliseconds; 0 = no bound");
+  app.add_flag("--print_statistics", printStatistics,
+               "Print device, host-wait, topology and load statistics to "
+               "stderr");
+  app.add_option("--warmup_runs", warmupRuns,
+                 "Call the function this many times before the measured call "
+                 "and drop their results (Fleet extension): the trace holds "
+                 "only the measured call, statistics count every call");
+  app.add_option("--print_max_element_count", printMaxElementCount,
+                 "Elements printed per result before '...'");
+  // CLI11 parses the arguments in reverse order.
+  std::reverse(args.begin(), args.end());
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp &) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ExtrasError &error) {
+    std::string first = args.empty() ? "" : error.what();
+    size_t quote = first.find(": ");
+    return fail("Unknown command line argument '" +
+                std::string(first.substr(quote == std::string::npos ? 0
+                                                                    : quote + 2)) +
+                "' (fleet-run --help lists the flags)");
+  } catch (const CLI::ParseError &error) {
+    return fail(error.what());
+  }
   int code = run();
   return reportingFailed ? 1 : code;
 }

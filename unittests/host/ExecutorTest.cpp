@@ -1,6 +1,7 @@
 //===- ExecutorTest.cpp - the host-program executor ----------------------===//
 //
-// Context.h on host IR parsed from text: compiled control flow and scalars,
+// Context.h on host IR parsed from text and written as a flat artifact by the
+// compiler's writer (fleet/Artifact/Artifact.h): compiled control flow and scalars,
 // device binding and its errors, imports between modules, signatures, the
 // call-depth limit, and hal ops that need no kernel (fills, copies, updates,
 // imports of host constants).
@@ -9,6 +10,7 @@
 
 #include "fleet/runtime/host/Context.h"
 
+#include "fleet/Artifact/Artifact.h"
 #include "fleet/Tools/InitAll.h"
 #include "fleet/runtime/hal/Driver.h"
 #include "fleet/runtime/tooling/Tensor.h"
@@ -52,7 +54,11 @@ protected:
     EXPECT_TRUE(module) << "cannot parse:\n" << text;
     if (!module)
       return hal::makeStatus(hal::StatusCode::InvalidArgument, "parse");
-    return context.loadModule(*module, "test.mlir");
+    std::vector<uint8_t> bytes;
+    std::string error;
+    if (!fleet::emitArtifact(*module, bytes, error))
+      return hal::makeStatus(hal::StatusCode::InvalidArgument, error);
+    return context.loadArtifact(bytes, "test.mlir");
   }
 
   std::vector<host::Value> call(host::Context &context, const char *name,

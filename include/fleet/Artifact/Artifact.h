@@ -1,56 +1,48 @@
-//===- Artifact.h - the .fleet artifact format ------------------*- C++ -*-===//
+//===- Artifact.h - writing the .fleet artifact ------------------*- C++ -*-===//
 //
-// A `.fleet` artifact is one MLIR bytecode file holding the final host
-// program (util/hal/arith/scf/cf functions and globals) and every
-// `hal.executable` with its compiled kernel objects (docs/design.md §7). The
-// module carries two version attributes:
-//   fleet.artifact_version    = kArtifactVersion   (this file's layout)
-//   fleet.kernel_abi_version  = FLEET_KERNEL_ABI_VERSION (KernelABI.h)
-// A reader rejects other versions, non-bytecode input and truncated or
-// corrupt files with a message naming the file and the problem.
+// A `.fleet` artifact is a flat, versioned program the runtime loads without
+// MLIR (docs/design.md §7): a 24-byte header (magic, format version, payload
+// size, checksum; fleet/runtime/host/ArtifactFormat.h) and one FlatBuffer
+// (runtime/schema/artifact.fbs) holding
+//   - the host functions as op records of the shared op table
+//     (fleet/runtime/host/OpTable.def), with typed registers, constants,
+//     load-time fixups and (op, location) sites for messages;
+//   - globals (types, initial values, device bindings), constants, strings
+//     and device/link queries the records index;
+//   - executables (variants with format, library and entry table) and the
+//     kernel libraries (target, format, target CPU, CPU features, kernel-ABI
+//     version, checksum, the shared object's bytes).
+// The host program is lowered to records here, at compile time
+// (HostLowering.h), and every record is checked against the op table with
+// the runtime loader's own checker.
 //
-// Integrity: the writer sets the bytecode's producer string to
-// `fleet xxh3=<16 hex digits>`, the XXH3-64 hash of every byte after the
-// producer, so the file stays plain MLIR bytecode (fleet-opt reads it) and a
-// reader can reject a damaged file before MLIR's bytecode reader sees it
-// (which does not validate every count of corrupted input). Bytecode from
-// other producers (e.g. `fleet-opt --emit-bytecode` of hand-written host IR)
-// and artifacts written before checksums (producer `fleet`) carry none and
-// are read as is.
-//
-// Verification: writeArtifact expects a verified module (fleet-compile
-// verifies at the end of every phase). readArtifact verifies what carries no
-// checksum; a checksummed artifact is exactly what the writer wrote, so it
-// is not verified again (it was a third of a module load).
-//
-// Thread-safety: stateless functions; the MLIRContext passed in must not be
-// used concurrently by the caller while reading.
+// Thread-safety: stateless functions; the module is only read.
+// Failure behaviour: an unsupported op, type or attribute makes the writer
+// fail with every problem listed, one line each ("file:line:col: in @f:
+// unsupported op 'x'"); nothing is written then.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_ARTIFACT_ARTIFACT_H
 #define FLEET_ARTIFACT_ARTIFACT_H
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace fleet {
 
-/// Layout version of .fleet files written by this build.
-constexpr int64_t kArtifactVersion = 1;
+/// Lowers the host program of `module` (verified, compiled to the end) and
+/// appends the artifact's bytes to `bytes`. On failure returns false and
+/// sets `error` to "cannot write the artifact: <what>" plus one line per
+/// problem.
+bool emitArtifact(mlir::ModuleOp module, std::vector<uint8_t> &bytes,
+                  std::string &error);
 
-/// Stamps the version attributes on `module` (verified by the caller) and
-/// writes it as MLIR bytecode.
+/// emitArtifact, written to `os`; failures are reported as an error on the
+/// module.
 mlir::LogicalResult writeArtifact(mlir::ModuleOp module, llvm::raw_ostream &os);
-
-/// Reads a .fleet file from `buffer` (its identifier names the file in
-/// errors). On failure returns null and sets `error` to a one-line message.
-mlir::OwningOpRef<mlir::ModuleOp> readArtifact(llvm::MemoryBufferRef buffer,
-                                               mlir::MLIRContext *context,
-                                               std::string &error);
 
 } // namespace fleet
 

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Program.h"
+#include "HALHandlers.h"
 
 #include "fleet/runtime/hal/HalfFloat.h"
 
@@ -26,7 +26,7 @@ namespace fleet::runtime::host {
 using hal::makeStatus;
 using hal::StatusCode;
 
-namespace {
+namespace arith {
 
 template <typename T> T loadFloat(uint64_t bits) {
   T value;
@@ -311,81 +311,22 @@ template <typename T> Handler floatHandler(const std::string &name) {
   return it == table.end() ? nullptr : it->second;
 }
 
-} // namespace
+} // namespace arith
 
-Handler lookupArithHandler(const std::string &opName, unsigned floatWidth) {
-  if (floatWidth == 32)
-    return floatHandler<float>(opName);
-  if (floatWidth == 64)
-    return floatHandler<double>(opName);
-  static const std::map<std::string, Handler> table = {
-      {"arith.addi", &addI},         {"arith.subi", &subI},
-      {"arith.muli", &mulI},         {"arith.andi", &andI},
-      {"arith.ori", &orI},           {"arith.xori", &xorI},
-      {"arith.maxsi", &maxSI},       {"arith.minsi", &minSI},
-      {"arith.maxui", &maxUI},       {"arith.minui", &minUI},
-      {"arith.shli", &shlI},         {"arith.shrui", &shrUI},
-      {"arith.shrsi", &shrSI},       {"arith.divsi", &divSI},
-      {"arith.remsi", &remSI},       {"arith.divui", &divUI},
-      {"arith.remui", &remUI},       {"arith.floordivsi", &floorDivSI},
-      {"arith.ceildivsi", &ceilDivSI}, {"arith.ceildivui", &ceilDivUI},
-  };
-  auto it = table.find(opName);
-  return it == table.end() ? nullptr : it->second;
-}
+// The handler of every record kind, in OpTable.def order (the op table
+// names them; ArtifactFormat.h numbers the kinds).
+#define FLEET_FBIN(T, OP) (arith::floatBinary<T, arith::OP<T>>)
+static const Handler kHandlerTable[] = {
+#define FLEET_HOST_OP(Kind, Name, Layout, Data, Imm, Handler) &Handler,
+#include "fleet/runtime/host/OpTable.def"
+};
+#undef FLEET_FBIN
+static_assert(sizeof(kHandlerTable) / sizeof(kHandlerTable[0]) ==
+              kOpKindCount);
 
-Handler lookupCmpIHandler(unsigned predicate) {
-  static const Handler table[] = {&cmpEq,  &cmpNe,  &cmpSlt, &cmpSle,
-                                  &cmpSgt, &cmpSge, &cmpUlt, &cmpUle,
-                                  &cmpUgt, &cmpUge};
-  return predicate < 10 ? table[predicate] : nullptr;
-}
-
-Handler lookupCmpFHandler(unsigned floatWidth) {
-  if (floatWidth == 32)
-    return &cmpF<float>;
-  if (floatWidth == 64)
-    return &cmpF<double>;
-  return nullptr;
-}
-
-Handler lookupCastHandler(const std::string &opName, ValueType from,
-                          ValueType to) {
-  bool fromFloat = isFloatType(from), toFloat = isFloatType(to);
-  bool from64 = from == ValueType::F64, to64 = to == ValueType::F64;
-  if (opName == "arith.index_cast" || opName == "arith.extsi")
-    return !fromFloat && !toFloat ? &castSignExtend : nullptr;
-  if (opName == "arith.index_castui" || opName == "arith.extui" ||
-      opName == "arith.trunci")
-    return !fromFloat && !toFloat ? &castZeroExtend : nullptr;
-  if (opName == "arith.bitcast")
-    return bitWidth(from) == bitWidth(to) ? &castZeroExtend : nullptr;
-  if (opName == "arith.sitofp" && !fromFloat && toFloat)
-    return to64 ? &intToFloat<double, true> : &intToFloat<float, true>;
-  if (opName == "arith.uitofp" && !fromFloat && toFloat)
-    return to64 ? &intToFloat<double, false> : &intToFloat<float, false>;
-  if (opName == "arith.fptosi" && fromFloat && !toFloat)
-    return from64 ? &floatToInt<double, true> : &floatToInt<float, true>;
-  if (opName == "arith.fptoui" && fromFloat && !toFloat)
-    return from64 ? &floatToInt<double, false> : &floatToInt<float, false>;
-  if (isHalfFloatType(from) && toFloat && opName == "arith.extf") {
-    bool bf = from == ValueType::BF16;
-    return to64 ? (bf ? &halfToWide<true, double> : &halfToWide<false, double>)
-                : (bf ? &halfToWide<true, float> : &halfToWide<false, float>);
-  }
-  if (fromFloat && isHalfFloatType(to) && opName == "arith.truncf") {
-    bool bf = to == ValueType::BF16;
-    return from64
-               ? (bf ? &wideToHalf<true, double> : &wideToHalf<false, double>)
-               : (bf ? &wideToHalf<true, float> : &wideToHalf<false, float>);
-  }
-  if (isHalfFloatType(from) || isHalfFloatType(to))
-    return nullptr;
-  if (opName == "arith.extf" && !from64 && to64)
-    return &floatToFloat<float, double>;
-  if (opName == "arith.truncf" && from64 && !to64)
-    return &floatToFloat<double, float>;
-  return nullptr;
+Handler handlerOf(OpKind kind) {
+  return uint32_t(kind) < kOpKindCount ? kHandlerTable[uint32_t(kind)]
+                                       : nullptr;
 }
 
 } // namespace fleet::runtime::host

@@ -2,30 +2,12 @@
 
 #include "ModuleState.h"
 
-#include "fleet/Artifact/Artifact.h"
-#include "fleet/Dialect/Flow/IR/FlowDialect.h"
-#include "fleet/Dialect/HAL/IR/HALDialect.h"
-#include "fleet/Dialect/Stream/IR/StreamDialect.h"
-#include "fleet/Dialect/Util/IR/UtilDialect.h"
 #include "fleet/runtime/hal/ExecutableLoader.h"
 #include "fleet/runtime/hal/Trace.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/MemoryBuffer.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace fleet::runtime::host {
 
@@ -84,68 +66,29 @@ hal::StatusOr<hal::ExecutableLoader *> Context::executableLoader() {
   return loader_.get();
 }
 
-/// Fleet's dialects and those a module not compiled to the end may still
-/// hold (kernel modules of variants), so such a module is read and then
-/// rejected with a message naming what is wrong; ops of other dialects read
-/// as unregistered ops and are reported the same way.
-static mlir::DialectRegistry hostDialects() {
-  mlir::DialectRegistry registry;
-  registry.insert<::fleet::util::UtilDialect, ::fleet::flow::FlowDialect,
-                  ::fleet::stream::StreamDialect, ::fleet::hal::HALDialect,
-                  mlir::affine::AffineDialect, mlir::arith::ArithDialect,
-                  mlir::bufferization::BufferizationDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::LLVM::LLVMDialect, mlir::linalg::LinalgDialect,
-                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect,
-                  mlir::vector::VectorDialect>();
-  return registry;
-}
-
 hal::StatusOr<Module *> Context::loadArtifact(hal::Span<const uint8_t> bytes,
                                               const std::string &name) {
-  uint64_t start = hal::monotonicNanoseconds();
-  // One MLIR context per load: artifacts are read once, and the compiled
-  // form keeps nothing of the IR.
-  mlir::MLIRContext mlirContext(hostDialects(),
-                                mlir::MLIRContext::Threading::DISABLED);
-  mlirContext.allowUnregisteredDialects();
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(
-      llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
-                      bytes.size()),
-      name, /*RequiresNullTerminator=*/false);
-  std::string error;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      ::fleet::readArtifact(buffer->getMemBufferRef(), &mlirContext, error);
-  if (!module)
-    return Status(StatusCode::InvalidArgument, error);
-  uint64_t read = hal::monotonicNanoseconds() - start;
-  auto loaded = loadModuleInto(*this, *module, name, modules_);
-  if (loaded.ok()) {
-    Module *result = *loaded;
-    result->statistics_.readNanoseconds = read;
-    result->statistics_.totalNanoseconds += read;
-  }
-  return loaded;
+  return loadModuleInto(*this, bytes, name, modules_);
 }
 
 hal::StatusOr<Module *> Context::loadArtifactFile(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false,
-                                                   /*RequiresNullTerminator=*/
-                                                   false);
-  if (!buffer)
+  FILE *file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!file)
     return makeStatus(StatusCode::NotFound, "cannot read module '", path,
-                      "': ", buffer.getError().message());
-  llvm::StringRef data = (*buffer)->getBuffer();
-  return loadArtifact(
-      hal::Span<const uint8_t>(
-          reinterpret_cast<const uint8_t *>(data.data()), data.size()),
-      path == "-" ? std::string("<stdin>") : path);
-}
-
-hal::StatusOr<Module *> Context::loadModule(mlir::ModuleOp module,
-                                            const std::string &source) {
-  return loadModuleInto(*this, module, source, modules_);
+                      "': ", std::strerror(errno));
+  std::vector<uint8_t> bytes;
+  uint8_t chunk[1 << 16];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  bool failed = std::ferror(file) != 0;
+  int error = errno;
+  if (file != stdin)
+    std::fclose(file);
+  if (failed)
+    return makeStatus(StatusCode::NotFound, "cannot read module '", path,
+                      "': ", std::strerror(error));
+  return loadArtifact(bytes, path == "-" ? std::string("<stdin>") : path);
 }
 
 const Function *Context::lookupFunction(std::string_view name) const {

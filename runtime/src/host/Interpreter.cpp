@@ -240,30 +240,61 @@ const Instr *globalStoreRef(Frame &frame, const Instr *instr) {
   return instr + 1;
 }
 
-// A `!util.ptr` register holds the address of the global's storage.
+// A `!util.ptr` register holds the address of the global's storage. The
+// address is checked against the module's globals (data: GlobalTable), so a
+// pointer from elsewhere fails the op instead of touching memory.
+static uint64_t *scalarGlobal(const Instr *instr, uint64_t address) {
+  const auto *table = static_cast<const GlobalTable *>(instr->data);
+  auto *pointer = reinterpret_cast<uint64_t *>(address);
+  if (!table || !table->scalarCount || pointer < table->scalars ||
+      pointer >= table->scalars + table->scalarCount)
+    return nullptr;
+  return pointer;
+}
+static RefCounted **refGlobal(const Instr *instr, uint64_t address) {
+  const auto *table = static_cast<const GlobalTable *>(instr->data);
+  auto *pointer = reinterpret_cast<RefCounted **>(address);
+  if (!table || !table->refCount || pointer < table->refs ||
+      pointer >= table->refs + table->refCount ||
+      table->refTypes[pointer - table->refs] != ValueType(instr->imm))
+    return nullptr;
+  return pointer;
+}
+static const Instr *badPointer(Frame &frame, const Instr *instr) {
+  return failOp(frame, instr,
+                makeStatus(StatusCode::InvalidArgument,
+                           "!util.ptr does not address a global of this "
+                           "module of the accessed type"));
+}
+
 const Instr *indirectLoadScalar(Frame &frame, const Instr *instr) {
-  const auto *storage =
-      reinterpret_cast<const uint64_t *>(frame.scalars[instr->slots[0]]);
+  uint64_t *storage = scalarGlobal(instr, frame.scalars[instr->slots[0]]);
+  if (!storage)
+    return badPointer(frame, instr);
   frame.scalars[instr->slots[1]] = *storage;
   return instr + 1;
 }
 
 const Instr *indirectLoadRef(Frame &frame, const Instr *instr) {
-  auto *storage =
-      reinterpret_cast<RefCounted *const *>(frame.scalars[instr->slots[0]]);
+  RefCounted **storage = refGlobal(instr, frame.scalars[instr->slots[0]]);
+  if (!storage)
+    return badPointer(frame, instr);
   copyRef(frame.refs[instr->slots[1]], *storage);
   return instr + 1;
 }
 
 const Instr *indirectStoreScalar(Frame &frame, const Instr *instr) {
-  auto *storage = reinterpret_cast<uint64_t *>(frame.scalars[instr->slots[1]]);
+  uint64_t *storage = scalarGlobal(instr, frame.scalars[instr->slots[1]]);
+  if (!storage)
+    return badPointer(frame, instr);
   *storage = frame.scalars[instr->slots[0]];
   return instr + 1;
 }
 
 const Instr *indirectStoreRef(Frame &frame, const Instr *instr) {
-  auto *storage =
-      reinterpret_cast<RefCounted **>(frame.scalars[instr->slots[1]]);
+  RefCounted **storage = refGlobal(instr, frame.scalars[instr->slots[1]]);
+  if (!storage)
+    return badPointer(frame, instr);
   copyRef(*storage, frame.refs[instr->slots[0]]);
   return instr + 1;
 }

@@ -1,34 +1,27 @@
-//===- ModuleLoader.cpp - loading a module into a context ----------------===//
+//===- ModuleLoader.cpp - loading an artifact into a context -------------===//
 //
-// Context.h steps 1–5: globals, functions and executables of one module are
-// collected, imports resolved against earlier modules, bodies lowered
-// (Lowering.h), device globals bound, kernel objects loaded and
-// initializers run. Nothing of a module that fails to load stays in the
+// Context.h steps 1–5: the artifact is verified (ArtifactVerifier.h), its
+// globals get storage, its functions' records become Instrs (handlers from
+// the op table, data indices resolved to pointers), imports are resolved
+// against earlier modules, device globals bound, kernel libraries loaded
+// and initializers run. Nothing of a module that fails to load stays in the
 // context.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
+#include "ArtifactVerifier.h"
 #include "ModuleState.h"
-#include "Signature.h"
 
-#include "fleet/Dialect/HAL/IR/HALOps.h"
-#include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "fleet/runtime/hal/Driver.h"
 #include "fleet/runtime/hal/ExecutableLoader.h"
-#include "fleet/runtime/hal/KernelLibrary.h"
 #include "fleet/runtime/hal/Trace.h"
-#include "mlir/IR/BuiltinOps.h"
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 namespace fleet::runtime::host {
 
-using namespace mlir;
-namespace utilir = ::fleet::util;
-namespace halir = ::fleet::hal;
+namespace fb = ::fleet::artifact::fb;
 using hal::makeStatus;
 using hal::Status;
 using hal::StatusCode;
@@ -51,19 +44,43 @@ const Function *Module::lookupExport(std::string_view name) const {
 
 namespace {
 
-/// A device global waiting to be bound (docs/design.md §5).
-struct DeviceRequest {
-  std::string global;
-  std::string backend;
-  int64_t ordinal;
-  hal::RefCounted **storage;
-};
+constexpr uint32_t kNone = 0xFFFFFFFFu;
 
-std::string describeTypes(ArrayRef<ValueType> types) {
+std::string describeTypes(const std::vector<ValueType> &types) {
   std::string text = "(";
   for (size_t i = 0; i < types.size(); ++i)
     text += (i ? ", " : "") + std::string(typeName(types[i]));
   return text + ")";
+}
+
+std::string str(const flatbuffers::String *text) {
+  return text ? text->str() : std::string();
+}
+
+template <typename T> uint32_t sizeOf(const flatbuffers::Vector<T> *vector) {
+  return vector ? vector->size() : 0;
+}
+
+std::vector<ValueType> typesOf(const flatbuffers::Vector<uint8_t> *types) {
+  std::vector<ValueType> result;
+  for (uint32_t i = 0; i < sizeOf(types); ++i)
+    result.push_back(ValueType(types->Get(i)));
+  return result;
+}
+
+std::vector<TensorDescription>
+tensorsOf(const flatbuffers::Vector<flatbuffers::Offset<fb::Tensor>> *tensors) {
+  std::vector<TensorDescription> result;
+  for (uint32_t i = 0; i < sizeOf(tensors); ++i) {
+    const fb::Tensor &tensor = *tensors->Get(i);
+    TensorDescription description;
+    description.known = tensor.known();
+    for (uint32_t d = 0; d < sizeOf(tensor.shape()); ++d)
+      description.shape.push_back(tensor.shape()->Get(d));
+    description.elementType = hal::ElementType(tensor.element_type());
+    result.push_back(std::move(description));
+  }
+  return result;
 }
 
 } // namespace
@@ -75,40 +92,29 @@ public:
     module_->source_ = std::move(source);
   }
 
-  hal::StatusOr<std::unique_ptr<Module>> load(ModuleOp op);
+  hal::StatusOr<std::unique_ptr<Module>> load(hal::Span<const uint8_t> bytes);
 
 private:
-  void collect(ModuleOp op);
-  void collectGlobal(utilir::GlobalOp global, size_t &scalarIndex,
-                     size_t &refIndex);
+  void allocateGlobals();
+  void buildFunctions();
+  void buildCode(const fb::Function &function, FunctionCode &code);
   void resolveImports();
-  void lowerBodies();
-  Status bindDevices(ModuleOp op);
-  Status loadExecutables(ModuleOp op);
+  Status bindDevices();
+  Status loadExecutables();
   hal::StatusOr<hal::Ref<hal::Executable>>
-  loadVariant(ModuleOp op, const std::string &executable,
-              halir::ExecutableVariantOp variant);
-  hal::StatusOr<std::shared_ptr<hal::KernelLibrary>>
-  loadLibrary(ModuleOp op, Operation *user, StringRef name);
+  loadVariant(const std::string &executable, const fb::Variant &variant);
   Status runInitializers();
   Status failure(const std::string &what);
-  void error(Operation *op, const Twine &message) {
-    env_.errors.push_back(
-        (formatLocation(op->getLoc()) + ": " + message).str());
-  }
 
   Context &context_;
   std::unique_ptr<Module> module_;
   Module::State &state_;
-  LoweringEnv env_;
-  std::vector<DeviceRequest> deviceRequests_;
-  std::vector<std::pair<utilir::FuncOp, FunctionCode *>> functions_;
-  std::vector<std::pair<utilir::InitializerOp, FunctionCode *>> initializers_;
-  std::vector<std::pair<halir::ExecutableOp, ExecutableTable *>> executables_;
-  /// Devices this module's device globals are bound to.
+  const fb::Module *artifact_ = nullptr;
+  std::vector<std::string> errors_;
+  /// Storage of global i (a uint64_t or a RefCounted*).
+  std::vector<void *> globalStorage_;
   std::vector<hal::Device *> boundDevices_;
-  /// Kernel libraries loaded so far, by name.
-  std::map<std::string, std::shared_ptr<hal::KernelLibrary>> libraries_;
+  std::map<uint32_t, std::shared_ptr<hal::KernelLibrary>> libraries_;
 };
 
 Status ModuleLoader::failure(const std::string &what) {
@@ -118,9 +124,9 @@ Status ModuleLoader::failure(const std::string &what) {
       "cannot load module " + name + " from " + module_->source_ +
       (what.empty() ? std::string(":") : ": " + what);
   size_t shown = 0;
-  for (const std::string &message : env_.errors) {
+  for (const std::string &message : errors_) {
     if (++shown > 20) {
-      text += hal::concat("\n  ... and ", env_.errors.size() - 20, " more");
+      text += hal::concat("\n  ... and ", errors_.size() - 20, " more");
       break;
     }
     text += "\n  " + message;
@@ -128,130 +134,169 @@ Status ModuleLoader::failure(const std::string &what) {
   return Status(StatusCode::InvalidArgument, std::move(text));
 }
 
-void ModuleLoader::collectGlobal(utilir::GlobalOp global, size_t &scalarIndex,
-                                 size_t &refIndex) {
-  std::optional<ValueType> type = classifyType(global.getType());
-  if (!type) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << global.getType();
-    return error(global, "global @" + global.getSymName() + " has type " +
-                             text + ", which the executor cannot hold");
-  }
-  void *storage = isReferenceType(*type)
-                      ? static_cast<void *>(&state_.globalRefs[refIndex++])
-                      : static_cast<void *>(&state_.globalScalars[scalarIndex++]);
-  env_.globals[global.getSymName()] = GlobalInfo{*type, storage};
-  std::optional<Attribute> initial = global.getInitialValue();
-  if (!initial)
-    return;
-  if (auto target = dyn_cast<halir::DeviceTargetAttr>(*initial)) {
-    deviceRequests_.push_back(DeviceRequest{
-        global.getSymName().str(), target.getDeviceID().getValue().str(),
-        target.getOrdinal(), static_cast<hal::RefCounted **>(storage)});
-    return;
-  }
-  if (auto ordinal = dyn_cast<halir::DeviceOrdinalAttr>(*initial)) {
-    // The N-th runtime device, whatever its driver.
-    deviceRequests_.push_back(DeviceRequest{global.getSymName().str(), "",
-                                            ordinal.getOrdinal(),
-                                            static_cast<hal::RefCounted **>(
-                                                storage)});
-    return;
-  }
-  if (isReferenceType(*type))
-    return error(global, "global @" + global.getSymName() +
-                             ": initial value of a reference type is not "
-                             "supported (only #hal.device.target and "
-                             "#hal.device.ordinal)");
-  Attribute attr = *initial;
-  uint64_t bits = 0;
-  if (auto integer = dyn_cast<IntegerAttr>(attr)) {
-    bits = Value::integer(*type, integer.getValue().getSExtValue()).bits();
-  } else if (auto floating = dyn_cast<FloatAttr>(attr);
-             floating && *type == ValueType::F32) {
-    bits = Value::f32(floating.getValue().convertToFloat()).bits();
-  } else if (floating && *type == ValueType::F64) {
-    bits = Value::f64(floating.getValue().convertToDouble()).bits();
-  } else if (floating && isHalfFloatType(*type)) {
-    bits = floating.getValue().bitcastToAPInt().getZExtValue();
-  } else {
-    return error(global, "global @" + global.getSymName() +
-                             ": unsupported initial value");
-  }
-  *static_cast<uint64_t *>(storage) = bits;
-}
-
-void ModuleLoader::collect(ModuleOp op) {
-  // Storage first, so lowered records can point at it.
+void ModuleLoader::allocateGlobals() {
+  const auto *globals = artifact_->globals();
   size_t scalars = 0, refs = 0;
-  for (auto global : op.getOps<utilir::GlobalOp>()) {
-    std::optional<ValueType> type = classifyType(global.getType());
-    if (type && isReferenceType(*type))
-      ++refs;
-    else
-      ++scalars;
-  }
+  for (uint32_t i = 0; i < sizeOf(globals); ++i)
+    (isReferenceType(ValueType(globals->Get(i)->type())) ? refs : scalars)++;
   state_.globalScalars.assign(scalars, 0);
   state_.globalRefs.assign(refs, nullptr);
   size_t scalarIndex = 0, refIndex = 0;
-
-  std::string prefix = module_->name_.empty() ? "" : module_->name_ + ".";
-  size_t initializerCount = 0;
-  for (Operation &child : op.getBody()->getOperations()) {
-    if (auto global = dyn_cast<utilir::GlobalOp>(child)) {
-      collectGlobal(global, scalarIndex, refIndex);
-    } else if (auto func = dyn_cast<utilir::FuncOp>(child)) {
-      auto code = std::make_unique<FunctionCode>();
-      code->name = func.getSymName().str();
-      code->isDeclaration = func.isExternal();
-      code->displayName =
-          code->isDeclaration ? code->name : prefix + code->name;
-      for (Type type : func.getResultTypes())
-        code->resultTypes.push_back(
-            classifyType(type).value_or(ValueType::I64));
-      if (code->isDeclaration)
-        for (Type type : func.getArgumentTypes())
-          code->argumentTypes.push_back(
-              classifyType(type).value_or(ValueType::I64));
-      env_.functions[code->name] = code.get();
-      functions_.emplace_back(func, code.get());
-      state_.functions.push_back(std::move(code));
-    } else if (auto initializer = dyn_cast<utilir::InitializerOp>(child)) {
-      auto code = std::make_unique<FunctionCode>();
-      code->name = "initializer#" + std::to_string(initializerCount++);
-      code->displayName = prefix + code->name;
-      initializers_.emplace_back(initializer, code.get());
-      state_.functions.push_back(std::move(code));
-    } else if (auto executable = dyn_cast<halir::ExecutableOp>(child)) {
-      auto table = std::make_unique<ExecutableTable>();
-      table->name = executable.getSymName().str();
-      env_.executables[table->name] = table.get();
-      executables_.emplace_back(executable, table.get());
-      state_.executables.push_back(std::move(table));
+  for (uint32_t i = 0; i < sizeOf(globals); ++i) {
+    const fb::Global &global = *globals->Get(i);
+    auto type = ValueType(global.type());
+    if (isReferenceType(type)) {
+      state_.globalRefTypes.push_back(type);
+      globalStorage_.push_back(&state_.globalRefs[refIndex++]);
     } else {
-      error(&child, "unsupported top-level op '" +
-                        child.getName().getStringRef() +
-                        "' (a host program holds util.global, util.func, "
-                        "util.initializer and hal.executable)");
+      state_.globalScalars[scalarIndex] = global.initial_bits();
+      globalStorage_.push_back(&state_.globalScalars[scalarIndex++]);
     }
+  }
+  state_.globalTable = GlobalTable{state_.globalScalars.data(), scalars,
+                                   state_.globalRefs.data(), refs,
+                                   state_.globalRefTypes.data()};
+}
+
+void ModuleLoader::buildCode(const fb::Function &function, FunctionCode &code) {
+  const auto *records = function.records();
+  uint32_t count = sizeOf(records);
+  if (function.slots())
+    code.slotTable.assign(function.slots()->begin(), function.slots()->end());
+  if (function.scalar_template())
+    code.scalarTemplate.assign(function.scalar_template()->begin(),
+                               function.scalar_template()->end());
+  for (uint32_t i = 0; i < sizeOf(function.fixups()); ++i) {
+    const fb::Fixup &fixup = *function.fixups()->Get(i);
+    code.scalarTemplate[fixup.slot()] =
+        fixup.kind() == fb::FixupKind::GlobalAddress
+            ? uint64_t(uintptr_t(globalStorage_[fixup.index()]))
+            : uint64_t(context_.devices().size());
+  }
+  code.refCount = sizeOf(function.ref_types());
+  if (function.argument_slots())
+    code.argumentSlots.assign(function.argument_slots()->begin(),
+                              function.argument_slots()->end());
+  for (uint32_t i = 0; i < sizeOf(function.sites()); ++i) {
+    const fb::Site &site = *function.sites()->Get(i);
+    code.sites.push_back(Site{str(site.op()), str(site.location())});
+  }
+  code.code.resize(count);
+  const auto *refTypes = function.ref_types();
+  for (uint32_t i = 0; i < count; ++i) {
+    const fb::Record &record = *records->Get(i);
+    Instr &instr = code.code[i];
+    auto kind = OpKind(record.kind());
+    instr.handler = handlerOf(kind);
+    instr.slots = code.slotTable.data() + record.slot_offset();
+    instr.slotCount = record.slot_count();
+    instr.imm = record.imm();
+    instr.imm2 = record.imm2();
+    instr.site = record.site();
+    instr.target = record.target() < count ? &code.code[record.target()]
+                                           : nullptr;
+    uint32_t data = record.data();
+    switch (opKindData(kind)) {
+    case OpDataKind::Global:
+      instr.data = globalStorage_[data];
+      break;
+    case OpDataKind::Function:
+      instr.data = state_.functions[data].get();
+      break;
+    case OpDataKind::Executable:
+      instr.data = state_.executables[data].get();
+      break;
+    case OpDataKind::Constant:
+      instr.data = state_.constants[data].get();
+      break;
+    case OpDataKind::String:
+      instr.data = &state_.strings[data];
+      break;
+    case OpDataKind::DeviceQuery:
+      instr.data = &state_.deviceQueries[data];
+      break;
+    case OpDataKind::LinkQuery:
+      instr.data = &state_.linkQueries[data];
+      break;
+    case OpDataKind::None:
+      break;
+    }
+    if (kind == OpKind::IndirectLoadScalar || kind == OpKind::IndirectLoadRef ||
+        kind == OpKind::IndirectStoreScalar || kind == OpKind::IndirectStoreRef)
+      instr.data = &state_.globalTable;
+    // The reference type an indirect ref access expects (GlobalTable).
+    if (kind == OpKind::IndirectLoadRef)
+      instr.imm = refTypes->Get(instr.slots[1]);
+    else if (kind == OpKind::IndirectStoreRef)
+      instr.imm = refTypes->Get(instr.slots[0]);
+  }
+  module_->statistics_.opRecords += count;
+}
+
+void ModuleLoader::buildFunctions() {
+  // Per-module data first: records point into it.
+  for (uint32_t i = 0; i < sizeOf(artifact_->strings()); ++i)
+    state_.strings.push_back(str(artifact_->strings()->Get(i)));
+  for (uint32_t i = 0; i < sizeOf(artifact_->device_queries()); ++i) {
+    const fb::DeviceQuery &q = *artifact_->device_queries()->Get(i);
+    state_.deviceQueries.push_back(DeviceQueryData{
+        str(q.category()), str(q.key()), ValueType(q.type()), q.default_bits()});
+  }
+  for (uint32_t i = 0; i < sizeOf(artifact_->link_queries()); ++i) {
+    const fb::LinkQuery &q = *artifact_->link_queries()->Get(i);
+    state_.linkQueries.push_back(LinkQueryData{str(q.key()), q.default_bits()});
+  }
+  for (uint32_t i = 0; i < sizeOf(artifact_->constants()); ++i) {
+    const fb::Constant &constant = *artifact_->constants()->Get(i);
+    const auto *data = constant.data();
+    state_.constants.push_back(hal::Ref<hal::RefCounted>(HostBuffer::create(
+        data ? data->data() : nullptr, sizeOf(data), constant.alignment())));
+  }
+  for (uint32_t i = 0; i < sizeOf(artifact_->executables()); ++i) {
+    auto table = std::make_unique<ExecutableTable>();
+    table->name = str(artifact_->executables()->Get(i)->name());
+    state_.executables.push_back(std::move(table));
+  }
+  const auto *functions = artifact_->functions();
+  std::string prefix = module_->name_.empty() ? "" : module_->name_ + ".";
+  for (uint32_t i = 0; i < sizeOf(functions); ++i) {
+    const fb::Function &function = *functions->Get(i);
+    auto code = std::make_unique<FunctionCode>();
+    code->name = str(function.name());
+    code->isDeclaration = function.is_declaration();
+    code->displayName = code->isDeclaration ? code->name : prefix + code->name;
+    code->argumentTypes = typesOf(function.argument_types());
+    code->resultTypes = typesOf(function.result_types());
+    state_.functions.push_back(std::move(code));
+  }
+  for (uint32_t i = 0; i < sizeOf(functions); ++i) {
+    const fb::Function &function = *functions->Get(i);
+    if (function.is_declaration())
+      continue;
+    buildCode(function, *state_.functions[i]);
+    ++module_->statistics_.functionsCompiled;
   }
 }
 
 void ModuleLoader::resolveImports() {
-  for (auto &[func, code] : functions_) {
-    if (!code->isDeclaration)
+  const auto *functions = artifact_->functions();
+  for (uint32_t i = 0; i < sizeOf(functions); ++i) {
+    const fb::Function &function = *functions->Get(i);
+    if (!function.is_declaration())
       continue;
-    Convention convention = conventionOf(func);
-    StringRef full = func.getSymName();
-    auto [prefix, rest] = full.split('.');
+    FunctionCode &code = *state_.functions[i];
+    auto convention = Convention(uint8_t(function.convention()));
+    const std::string &full = code.name;
+    size_t dot = full.find('.');
+    std::string prefix = dot == std::string::npos ? full : full.substr(0, dot);
+    std::string rest = dot == std::string::npos ? "" : full.substr(dot + 1);
     const Function *target = nullptr;
     const Module *provider = nullptr;
     for (const std::unique_ptr<Module> &loaded : context_.modules()) {
       if (!rest.empty() && loaded->name() == prefix)
-        target = loaded->lookupExport(rest.str());
+        target = loaded->lookupExport(rest);
       else if (loaded->name().empty())
-        target = loaded->lookupExport(full.str());
+        target = loaded->lookupExport(full);
       if (target) {
         provider = loaded.get();
         break;
@@ -267,83 +312,63 @@ void ModuleLoader::resolveImports() {
         for (const Function *fn : loaded->exports())
           available += " @" + fn->qualifiedName();
       }
-      error(func, "import @" + full + " is not exported by any module loaded "
-                  "before this one (" +
-                  (available.empty() ? std::string("no modules loaded")
-                                     : available) +
-                  "); load the module defining it first");
+      errors_.push_back(str(function.location()) + ": import @" + full +
+                        " is not exported by any module loaded before this "
+                        "one (" +
+                        (available.empty() ? std::string("no modules loaded")
+                                           : available) +
+                        "); load the module defining it first");
       continue;
     }
     const FunctionSignature &signature = target->signature();
-    if (signature.arguments != code->argumentTypes ||
-        signature.results != code->resultTypes ||
+    if (signature.arguments != code.argumentTypes ||
+        signature.results != code.resultTypes ||
         signature.convention != convention) {
-      error(func, "import @" + full + " has type " +
-                      describeTypes(code->argumentTypes) + " -> " +
-                      describeTypes(code->resultTypes) +
-                      (convention == Convention::CoarseFences
-                           ? " (coarse-fences)"
-                           : "") +
-                      " but " +
-                      (provider->name().empty() ? std::string("the export")
-                                                : "module '" + provider->name() +
-                                                      "' exports") +
-                      " " + signature.toString(target->name()) +
-                      (signature.convention == Convention::CoarseFences
-                           ? " (coarse-fences)"
-                           : ""));
+      errors_.push_back(
+          str(function.location()) + ": import @" + full + " has type " +
+          describeTypes(code.argumentTypes) +
+          " -> " + describeTypes(code.resultTypes) +
+          (convention == Convention::CoarseFences ? " (coarse-fences)" : "") +
+          " but " +
+          (provider->name().empty() ? std::string("the export")
+                                    : "module '" + provider->name() +
+                                          "' exports") +
+          " " + signature.toString(target->name()) +
+          (signature.convention == Convention::CoarseFences ? " (coarse-fences)"
+                                                            : ""));
       continue;
     }
-    code->import = target->code_;
+    code.import = target->code_;
   }
 }
 
-void ModuleLoader::lowerBodies() {
-  for (auto &[func, code] : functions_) {
-    if (code->isDeclaration)
-      continue;
-    FunctionLowering lowering(env_, *code);
-    lowering.lower(func.getBody());
-    ++module_->statistics_.functionsCompiled;
-  }
-  for (auto &[initializer, code] : initializers_) {
-    FunctionLowering lowering(env_, *code);
-    lowering.lower(initializer.getBody());
-    ++module_->statistics_.functionsCompiled;
-  }
-  module_->statistics_.opRecords = env_.opRecords;
-}
-
-Status ModuleLoader::bindDevices(ModuleOp op) {
+Status ModuleLoader::bindDevices() {
   // Only device globals the program uses need a device (docs/design.md §4: a
   // function that uses no device runs with no --device).
-  std::set<std::string> used;
-  op.walk([&](Operation *nested) {
-    if (auto load = dyn_cast<utilir::GlobalLoadOp>(nested))
-      used.insert(load.getGlobal().str());
-    else if (auto address = dyn_cast<utilir::GlobalAddressOp>(nested))
-      used.insert(address.getGlobal().str());
-  });
   hal::Span<hal::Device *const> devices = context_.devices();
-  std::vector<std::string> problems;
-  for (const DeviceRequest &request : deviceRequests_) {
+  const auto *globals = artifact_->globals();
+  std::vector<uint32_t> problems;
+  for (uint32_t i = 0; i < sizeOf(globals); ++i) {
+    const fb::Global &global = *globals->Get(i);
+    if (global.binding() == fb::DeviceBinding::None)
+      continue;
     hal::Device *device = nullptr;
-    if (request.backend.empty()) {
-      if (request.ordinal >= 0 && size_t(request.ordinal) < devices.size())
-        device = devices[request.ordinal];
+    if (global.binding() == fb::DeviceBinding::Ordinal) {
+      if (global.ordinal() >= 0 && size_t(global.ordinal()) < devices.size())
+        device = devices[global.ordinal()];
     } else {
-      auto bound = hal::bindDevice(devices, request.backend,
-                                   uint64_t(request.ordinal));
+      auto bound =
+          hal::bindDevice(devices, str(global.backend()), uint64_t(global.ordinal()));
       if (bound.ok())
         device = *bound;
     }
     if (!device) {
-      if (used.count(request.global))
-        problems.push_back(request.global);
+      if (global.used())
+        problems.push_back(i);
       continue;
     }
     device->retain();
-    *request.storage = device;
+    *static_cast<hal::RefCounted **>(globalStorage_[i]) = device;
     if (std::find(boundDevices_.begin(), boundDevices_.end(), device) ==
         boundDevices_.end())
       boundDevices_.push_back(device);
@@ -351,14 +376,16 @@ Status ModuleLoader::bindDevices(ModuleOp op) {
   if (problems.empty())
     return Status();
   std::string needs;
-  for (const DeviceRequest &request : deviceRequests_) {
-    if (!used.count(request.global))
+  for (uint32_t i = 0; i < sizeOf(globals); ++i) {
+    const fb::Global &global = *globals->Get(i);
+    if (global.binding() == fb::DeviceBinding::None || !global.used())
       continue;
-    needs += hal::concat("\n  @", request.global, " = ",
-                         request.backend.empty() ? "device" : request.backend,
-                         "[", request.ordinal, "]");
-    if (std::find(problems.begin(), problems.end(), request.global) !=
-        problems.end())
+    needs += hal::concat("\n  @", str(global.name()), " = ",
+                         global.binding() == fb::DeviceBinding::Ordinal
+                             ? std::string("device")
+                             : str(global.backend()),
+                         "[", global.ordinal(), "]");
+    if (std::find(problems.begin(), problems.end(), i) != problems.end())
       needs += "  <- no such device";
   }
   std::string given;
@@ -377,196 +404,121 @@ Status ModuleLoader::bindDevices(ModuleOp op) {
       drivers, ")"));
 }
 
-Status ModuleLoader::loadExecutables(ModuleOp op) {
-  if (executables_.empty() || boundDevices_.empty())
+Status ModuleLoader::loadExecutables() {
+  const auto *executables = artifact_->executables();
+  if (!sizeOf(executables) || boundDevices_.empty())
     return Status();
   size_t deviceCount = context_.devices().size();
   // One load per (executable, variant): devices choosing the same variant
   // share it (local devices all run host code).
-  std::map<std::pair<ExecutableTable *, std::string>, hal::Ref<hal::Executable>>
-      loaded;
-  for (auto &[executable, table] : executables_) {
-    table->byDevice.resize(deviceCount);
-    table->missingReason.assign(deviceCount,
-                                "this module binds no device global to it");
+  std::map<std::pair<uint32_t, uint32_t>, hal::Ref<hal::Executable>> loaded;
+  for (uint32_t e = 0; e < sizeOf(executables); ++e) {
+    const fb::Executable &executable = *executables->Get(e);
+    ExecutableTable &table = *state_.executables[e];
+    table.byDevice.resize(deviceCount);
+    table.missingReason.assign(deviceCount,
+                               "this module binds no device global to it");
     for (hal::Device *device : boundDevices_) {
       uint32_t index = device->groupIndex();
-      halir::ExecutableVariantOp chosen;
+      uint32_t chosen = kNone;
       std::string formats;
-      for (auto variant :
-           executable.getBlock().getOps<halir::ExecutableVariantOp>()) {
-        StringRef format = variant.getTarget().getFormat().getValue();
-        formats += (formats.empty() ? "" : ", ") + format.str();
+      for (uint32_t v = 0; v < sizeOf(executable.variants()); ++v) {
+        std::string format = str(executable.variants()->Get(v)->format());
+        formats += (formats.empty() ? "" : ", ") + format;
         if (device->query("hal.executable.format", format).value) {
-          chosen = variant;
+          chosen = v;
           break;
         }
       }
-      if (!chosen) {
-        table->missingReason[index] =
+      if (chosen == kNone) {
+        table.missingReason[index] =
             "no variant of a format the device loads (variants: " +
-            (formats.empty() ? std::string("none") : formats) + "; device: " +
-            hal::kLocalExecutableFormat + ")";
+            (formats.empty() ? std::string("none") : formats) +
+            "; device: " + hal::kLocalExecutableFormat + ")";
         continue;
       }
-      auto key = std::make_pair(table, chosen.getSymName().str());
+      auto key = std::make_pair(e, chosen);
       auto it = loaded.find(key);
       if (it == loaded.end()) {
         hal::StatusOr<hal::Ref<hal::Executable>> result =
-            loadVariant(op, table->name, chosen);
+            loadVariant(table.name, *executable.variants()->Get(chosen));
         if (!result.ok())
           return result.status();
         ++module_->statistics_.executablesLoaded;
         it = loaded.emplace(key, std::move(*result)).first;
       }
-      table->byDevice[index] = it->second;
-      table->missingReason[index].clear();
+      table.byDevice[index] = it->second;
+      table.missingReason[index].clear();
     }
   }
   return Status();
 }
 
-hal::StatusOr<std::shared_ptr<hal::KernelLibrary>>
-ModuleLoader::loadLibrary(ModuleOp op, Operation *user, StringRef name) {
-  namespace kl = hal::kernel_library;
-  auto it = libraries_.find(name.str());
-  if (it != libraries_.end())
-    return it->second;
-  auto bad = [&](const Twine &why) -> Status {
-    error(user, "kernel library '" + name + "': " + why);
-    return failure("kernel library '" + name.str() + "' does not load");
-  };
-  auto libraries = op->getAttrOfType<ArrayAttr>(kl::kLibrariesAttr);
-  if (!libraries)
-    return bad(Twine("the module has no ") + kl::kLibrariesAttr +
-               " attribute (compile it with fleet-compile, or link the "
-               "executables with --hal-link-executables)");
-  DictionaryAttr entry;
-  for (Attribute attr : libraries) {
-    auto dict = dyn_cast<DictionaryAttr>(attr);
-    auto entryName = dict ? dict.getAs<StringAttr>(kl::kKeyName) : StringAttr();
-    if (entryName && entryName.getValue() == name) {
-      entry = dict;
-      break;
-    }
-  }
-  if (!entry)
-    return bad(Twine("not found in ") + kl::kLibrariesAttr);
-  auto data = entry.getAs<DenseIntElementsAttr>(kl::kKeyData);
-  auto abi = entry.getAs<IntegerAttr>(kl::kKeyAbiVersion);
-  auto checksum = entry.getAs<StringAttr>(kl::kKeyChecksum);
-  auto cpu = entry.getAs<StringAttr>(kl::kKeyTargetCpu);
-  auto features = entry.getAs<ArrayAttr>(kl::kKeyCpuFeatures);
-  if (!data || !data.getElementType().isInteger(8) || data.isSplat() ||
-      !abi || !checksum || !cpu || !features)
-    return bad(Twine("malformed entry (expected ") + kl::kKeyData +
-               " = dense<...> : vector<Nxi8>, " + kl::kKeyAbiVersion + ", " +
-               kl::kKeyChecksum + ", " + kl::kKeyTargetCpu + ", " +
-               kl::kKeyCpuFeatures + ")");
-  hal::KernelLibraryInfo info;
-  info.name = name.str();
-  info.targetCpu = cpu.getValue().str();
-  info.abiVersion = abi.getInt();
-  if (checksum.getValue().size() != 16 ||
-      checksum.getValue().getAsInteger(16, info.checksum))
-    return bad("malformed checksum '" + checksum.getValue() +
-               "' (16 hex digits expected)");
-  for (Attribute feature : features) {
-    auto text = dyn_cast<StringAttr>(feature);
-    if (!text)
-      return bad("malformed cpu_features (strings expected)");
-    info.cpuFeatures.push_back(text.getValue().str());
-  }
-  // Non-splat i8 data is stored as its raw bytes.
-  ArrayRef<char> raw = data.getRawData();
-  auto loader = context_.executableLoader();
-  if (!loader.ok())
-    return loader.status();
-  auto library = (*loader)->loadLibrary(
-      info, hal::Span<const uint8_t>(
-                reinterpret_cast<const uint8_t *>(raw.data()), raw.size()));
-  if (!library.ok()) {
-    error(user, library.status().toString());
-    return failure("kernel library '" + name.str() + "' does not load");
-  }
-  libraries_.emplace(name.str(), *library);
-  return *library;
-}
-
 hal::StatusOr<hal::Ref<hal::Executable>>
-ModuleLoader::loadVariant(ModuleOp op, const std::string &executable,
-                          halir::ExecutableVariantOp variant) {
-  namespace kl = hal::kernel_library;
+ModuleLoader::loadVariant(const std::string &executable,
+                          const fb::Variant &variant) {
   uint64_t start = hal::monotonicNanoseconds();
-  auto linked = variant->getAttrOfType<DictionaryAttr>(kl::kVariantAttr);
-  if (!linked) {
-    std::optional<ArrayAttr> objects = variant.getObjects();
-    error(variant,
-          "executable @" + executable + " variant @" + variant.getSymName() +
-              (objects && !objects->empty()
-                   ? Twine(" holds an unlinked kernel object (the runtime "
-                           "loads one shared object per artifact; link the "
-                           "executables with --hal-link-executables, as "
-                           "fleet-compile does)")
-                   : Twine(" holds no kernel object (one "
-                           "#hal.executable.object<{data = ...}> is "
-                           "expected; compile the module to the end)")));
-    return failure(objects && !objects->empty()
-                       ? "executable with an unlinked kernel object"
-                       : "executable without kernel object");
+  if (variant.library() == kNone) {
+    std::string problem = str(variant.problem());
+    errors_.push_back(problem);
+    bool unlinked = problem.find("unlinked") != std::string::npos;
+    bool noObject = problem.find("holds no kernel object") != std::string::npos;
+    size_t quote = problem.find("kernel library '");
+    return failure(unlinked   ? "executable with an unlinked kernel object"
+                   : noObject ? "executable without kernel object"
+                   : quote != std::string::npos
+                       ? problem.substr(quote, problem.find("':", quote) -
+                                                   quote + 1) +
+                             " does not load"
+                       : "bad executable variant");
   }
-  auto libraryName = linked.getAs<StringAttr>(kl::kKeyLibrary);
-  auto symbolsAttr = linked.getAs<ArrayAttr>(kl::kKeySymbols);
-  if (!libraryName || !symbolsAttr) {
-    error(variant, Twine("malformed ") + kl::kVariantAttr +
-                       " (expected {library = \"...\", symbols = [...]})");
-    return failure("bad executable variant");
-  }
-  // Export names and entry symbols by ordinal (declaration order when
-  // absent); symbols are listed in declaration order.
   std::vector<std::string> names, symbols;
   std::vector<std::optional<hal::ExportLayout>> layouts;
-  size_t position = 0;
-  for (auto exportOp : variant.getBlock().getOps<halir::ExecutableExportOp>()) {
-    size_t ordinal = exportOp.getOrdinal()
-                         ? size_t(exportOp.getOrdinal()->getZExtValue())
-                         : position;
-    auto symbol = position < symbolsAttr.size()
-                      ? dyn_cast<StringAttr>(symbolsAttr[position])
-                      : StringAttr();
-    ++position;
-    if (ordinal >= 4096) {
-      error(exportOp, "export ordinal too large");
-      return failure("bad executable export");
-    }
-    if (!symbol) {
-      error(exportOp, Twine("no entry symbol for this export in ") +
-                          kl::kVariantAttr);
-      return failure("bad executable export");
-    }
+  for (uint32_t x = 0; x < sizeOf(variant.exports()); ++x) {
+    const fb::Export &entry = *variant.exports()->Get(x);
+    size_t ordinal = entry.ordinal();
     if (names.size() <= ordinal) {
       names.resize(ordinal + 1);
       symbols.resize(ordinal + 1);
       layouts.resize(ordinal + 1);
     }
-    names[ordinal] = exportOp.getSymName().str();
-    symbols[ordinal] = symbol.getValue().str();
-    // Dispatches are checked against the layout (Executable.h).
-    halir::PipelineLayoutAttr layout = exportOp.getLayout();
-    layouts[ordinal] = hal::ExportLayout{uint32_t(layout.getBindings().size()),
-                                         uint32_t(layout.getConstants())};
+    names[ordinal] = str(entry.name());
+    symbols[ordinal] = str(entry.symbol());
+    layouts[ordinal] = hal::ExportLayout{entry.bindings(), entry.constants()};
   }
-  FLEET_ASSIGN_OR_RETURN(std::shared_ptr<hal::KernelLibrary> library,
-                         loadLibrary(op, variant, libraryName.getValue()));
   auto loader = context_.executableLoader();
   if (!loader.ok())
     return loader.status();
+  std::shared_ptr<hal::KernelLibrary> library;
+  auto cached = libraries_.find(variant.library());
+  const fb::KernelLibrary &record =
+      *artifact_->libraries()->Get(variant.library());
+  if (cached != libraries_.end()) {
+    library = cached->second;
+  } else {
+    hal::KernelLibraryInfo info;
+    info.name = str(record.name());
+    info.targetCpu = str(record.target_cpu());
+    info.abiVersion = record.abi_version();
+    info.checksum = record.checksum();
+    for (uint32_t i = 0; i < sizeOf(record.cpu_features()); ++i)
+      info.cpuFeatures.push_back(str(record.cpu_features()->Get(i)));
+    auto result = (*loader)->loadLibrary(
+        info, hal::Span<const uint8_t>(record.data()->data(),
+                                       record.data()->size()));
+    if (!result.ok()) {
+      errors_.push_back(result.status().toString());
+      return failure("kernel library '" + info.name + "' does not load");
+    }
+    library = *result;
+    libraries_.emplace(variant.library(), library);
+  }
   auto result =
       (*loader)->createExecutable(executable, library, names, symbols, layouts);
   module_->statistics_.executableLoadNanoseconds +=
       hal::monotonicNanoseconds() - start;
   if (!result.ok()) {
-    error(variant, result.status().toString());
+    errors_.push_back(result.status().toString());
     return failure("kernel library of executable @" + executable +
                    " does not load");
   }
@@ -574,50 +526,57 @@ ModuleLoader::loadVariant(ModuleOp op, const std::string &executable,
 }
 
 Status ModuleLoader::runInitializers() {
-  for (auto &[initializer, code] : initializers_) {
+  const auto *functions = artifact_->functions();
+  for (uint32_t i = 0; i < sizeOf(functions); ++i) {
+    if (!functions->Get(i)->is_initializer())
+      continue;
     ExecState state;
     state.context = &context_;
     std::vector<Value> results;
-    if (!callFunction(state, *code, nullptr, nullptr, nullptr, {}, &results))
+    if (!callFunction(state, *state_.functions[i], nullptr, nullptr, nullptr,
+                      {}, &results))
       return failure("util.initializer failed: " + state.status.toString());
   }
   return Status();
 }
 
-hal::StatusOr<std::unique_ptr<Module>> ModuleLoader::load(ModuleOp op) {
+hal::StatusOr<std::unique_ptr<Module>>
+ModuleLoader::load(hal::Span<const uint8_t> bytes) {
   uint64_t start = hal::monotonicNanoseconds();
-  // input-convert-to-util records the name of a hoisted inner module as
-  // fleet.module_name; a top-level `module @name` keeps its own symbol.
-  if (auto name = op->getAttrOfType<StringAttr>("fleet.module_name"))
-    module_->name_ = name.getValue().str();
-  else if (std::optional<StringRef> symbol = op.getSymName())
-    module_->name_ = symbol->str();
+  std::vector<uint64_t> aligned;
+  FLEET_RETURN_IF_ERROR(
+      verifyArtifact(bytes, module_->source_, aligned, artifact_));
+  uint64_t read = hal::monotonicNanoseconds();
+  module_->statistics_.readNanoseconds = read - start;
+  module_->name_ = str(artifact_->name());
   for (const std::unique_ptr<Module> &loaded : context_.modules())
     if (!module_->name_.empty() && loaded->name() == module_->name_)
       return failure("a module named '" + module_->name_ +
                      "' is already loaded (from " + loaded->source() + ")");
-  env_.context = &context_;
-  env_.moduleName = module_->name_;
-  env_.constants = &state_.constants;
-
-  collect(op);
+  allocateGlobals();
+  buildFunctions();
   resolveImports();
-  if (!env_.errors.empty())
+  if (!errors_.empty())
     return failure("");
-  lowerBodies();
-  if (!env_.errors.empty())
-    return failure("unsupported host IR");
-  module_->statistics_.compileNanoseconds = hal::monotonicNanoseconds() - start;
+  module_->statistics_.compileNanoseconds = hal::monotonicNanoseconds() - read;
 
   // Public functions with bodies are the module's exports.
   std::string prefix = module_->name_.empty() ? "" : module_->name_ + ".";
-  for (auto &[func, code] : functions_) {
-    if (code->isDeclaration || !func.isPublic())
+  const auto *functions = artifact_->functions();
+  for (uint32_t i = 0; i < sizeOf(functions); ++i) {
+    const fb::Function &record = *functions->Get(i);
+    if (record.is_declaration() || !record.is_public() ||
+        record.is_initializer())
       continue;
+    FunctionCode *code = state_.functions[i].get();
     auto function = std::make_unique<Function>();
     function->name_ = code->name;
     function->qualifiedName_ = prefix + code->name;
-    function->signature_ = analyzeSignature(func);
+    function->signature_.arguments = code->argumentTypes;
+    function->signature_.results = code->resultTypes;
+    function->signature_.argumentTensors = tensorsOf(record.argument_tensors());
+    function->signature_.resultTensors = tensorsOf(record.result_tensors());
+    function->signature_.convention = Convention(uint8_t(record.convention()));
     function->module_ = module_.get();
     function->exported_ = true;
     function->code_ = code;
@@ -625,8 +584,8 @@ hal::StatusOr<std::unique_ptr<Module>> ModuleLoader::load(ModuleOp op) {
     state_.exports.push_back(std::move(function));
   }
 
-  FLEET_RETURN_IF_ERROR(bindDevices(op));
-  FLEET_RETURN_IF_ERROR(loadExecutables(op));
+  FLEET_RETURN_IF_ERROR(bindDevices());
+  FLEET_RETURN_IF_ERROR(loadExecutables());
   uint64_t initStart = hal::monotonicNanoseconds();
   FLEET_RETURN_IF_ERROR(runInitializers());
   uint64_t end = hal::monotonicNanoseconds();
@@ -635,11 +594,12 @@ hal::StatusOr<std::unique_ptr<Module>> ModuleLoader::load(ModuleOp op) {
   return std::move(module_);
 }
 
-hal::StatusOr<Module *> loadModuleInto(Context &context, ModuleOp op,
+hal::StatusOr<Module *> loadModuleInto(Context &context,
+                                       hal::Span<const uint8_t> bytes,
                                        const std::string &source,
                                        std::vector<std::unique_ptr<Module>> &modules) {
   ModuleLoader loader(context, source);
-  auto module = loader.load(op);
+  auto module = loader.load(bytes);
   if (!module.ok())
     return module.status();
   modules.push_back(std::move(*module));

@@ -12,10 +12,6 @@
 
 #include "HALHandlers.h"
 
-namespace mlir {
-class ModuleOp;
-} // namespace mlir
-
 namespace fleet::runtime::host {
 
 struct Module::State {
@@ -26,11 +22,19 @@ struct Module::State {
   std::vector<std::unique_ptr<Function>> exports;
   std::vector<std::unique_ptr<ExecutableTable>> executables;
   std::vector<hal::Ref<hal::RefCounted>> constants;
+  /// Record data: strings, queries, the globals' table (indirect access).
+  std::vector<std::string> strings;
+  std::vector<DeviceQueryData> deviceQueries;
+  std::vector<LinkQueryData> linkQueries;
+  std::vector<ValueType> globalRefTypes;
+  GlobalTable globalTable;
 };
 
-/// Loads `op` (ModuleLoader.cpp) and appends it to `modules` on success.
+/// Verifies and loads the artifact `bytes` (ModuleLoader.cpp) and appends it
+/// to `modules` on success. `bytes` is only read during the call.
 hal::StatusOr<Module *>
-loadModuleInto(Context &context, mlir::ModuleOp op, const std::string &source,
+loadModuleInto(Context &context, hal::Span<const uint8_t> bytes,
+               const std::string &source,
                std::vector<std::unique_ptr<Module>> &modules);
 
 } // namespace fleet::runtime::host

@@ -1,7 +1,8 @@
 //===- Program.h - the compact form of host functions ------------*- C++ -*-===//
 //
-// Each util.func / util.initializer is compiled once, at module load, into a
-// FunctionCode: an array of Instr records executed in order. An Instr is a
+// Each util.func / util.initializer arrives in the artifact as op records
+// (the compiler lowered it: lib/Artifact/HostLowering.h); the loader turns
+// them into a FunctionCode: an array of Instr records executed in order. An Instr is a
 // handler function pointer plus the indices of its operand and result slots
 // in the frame's two register files (64-bit scalars, object references),
 // immediates, an optional pointer to per-op data (a global's storage, an
@@ -10,9 +11,9 @@
 // moves at compile time, so running a function is a loop over handler calls
 // with no lookups, hashing or string work (the P2 budget: docs/runtime.md).
 //
-// This header has no MLIR types: the handlers (Interpreter.cpp,
-// ArithHandlers.cpp, HALHandlers*.cpp) compile without MLIR headers; only the
-// lowering (Lower*.cpp) sees MLIR.
+// The record kinds and their slot layouts are those of OpTable.def; the
+// loader (ModuleLoader.cpp) verified every record against them, so handlers
+// index registers without bounds checks. Nothing here uses MLIR or LLVM.
 //
 // Ownership: a FunctionCode owns its records, slot table and op data; its
 // Module owns it. Frames live on the per-call FrameArena.
@@ -25,6 +26,7 @@
 #ifndef FLEET_RUNTIME_SRC_HOST_PROGRAM_H
 #define FLEET_RUNTIME_SRC_HOST_PROGRAM_H
 
+#include "fleet/runtime/host/ArtifactFormat.h"
 #include "fleet/runtime/host/Context.h"
 
 #include <cstdint>
@@ -52,7 +54,7 @@ struct Instr {
   Handler handler = nullptr;
   /// Operand slots followed by result slots (the op's own order).
   const uint32_t *slots = nullptr;
-  /// Per-op data owned by the FunctionCode (or the module).
+  /// Per-op data owned by the module (a global's storage, a callee, ...).
   const void *data = nullptr;
   int64_t imm = 0;
   int64_t imm2 = 0;
@@ -61,15 +63,6 @@ struct Instr {
   /// Index into FunctionCode::sites (the op and its location).
   uint32_t site = 0;
   uint32_t slotCount = 0;
-};
-
-/// Owned per-op data (strings, shapes, tables) of a FunctionCode.
-struct OpData {
-  virtual ~OpData() = default;
-};
-template <typename T> struct OpDataOf : OpData {
-  explicit OpDataOf(T value) : value(std::move(value)) {}
-  T value;
 };
 
 struct Site {
@@ -93,16 +86,9 @@ struct FunctionCode {
   std::vector<ValueType> argumentTypes;
   std::vector<ValueType> resultTypes;
   std::vector<Site> sites;
-  std::vector<std::unique_ptr<OpData>> opData;
   /// An external declaration: calls go to `import` (resolved at load).
   bool isDeclaration = false;
   const FunctionCode *import = nullptr;
-
-  template <typename T> const T *addData(T value) {
-    auto *data = new OpDataOf<T>(std::move(value));
-    opData.emplace_back(data);
-    return &data->value;
-  }
 };
 
 /// Word storage for frames, allocated and freed last-in first-out.
@@ -248,16 +234,20 @@ const Instr *constantRef(Frame &, const Instr *);
 const Instr *statusCheckOk(Frame &, const Instr *);
 } // namespace handlers
 
-/// Arithmetic (ArithHandlers.cpp). Returns null for an op it does not know.
-/// `floatWidth` is 32 or 64 for float ops, 0 otherwise.
-Handler lookupArithHandler(const std::string &opName, unsigned floatWidth);
-/// arith.cmpi by predicate number (arith::CmpIPredicate values).
-Handler lookupCmpIHandler(unsigned predicate);
-/// arith.cmpf; the predicate goes in imm2.
-Handler lookupCmpFHandler(unsigned floatWidth);
-/// Casts between scalar types; null when unsupported.
-Handler lookupCastHandler(const std::string &opName, ValueType from,
-                          ValueType to);
+/// The handler of a record kind (ArithHandlers.cpp, from OpTable.def); null
+/// for a kind the table does not have.
+Handler handlerOf(OpKind kind);
+
+/// What the indirect global handlers check a `!util.ptr` against: the
+/// module's global storage (ModuleState.h). A record's imm holds the
+/// reference type it expects.
+struct GlobalTable {
+  uint64_t *scalars = nullptr;
+  size_t scalarCount = 0;
+  hal::RefCounted **refs = nullptr;
+  size_t refCount = 0;
+  const ValueType *refTypes = nullptr;
+};
 
 } // namespace fleet::runtime::host
 

@@ -2,7 +2,7 @@
 // .npy inputs, on a hand-written host program of docs/pipeline.md §3's form.
 
 // RUN: %llc %kernels -o %t.o
-// RUN: %embed %s %t.o | fleet-opt --hal-link-executables --emit-bytecode -o %t.fleet
+// RUN: %embed %s %t.o | fleet-opt --hal-link-executables | fleet-compile - --compile-from-host -o %t.fleet
 
 // RUN: fleet-run --module=%t.fleet --device=local-sync --function=abs --input=4xf32=-1,2,-3,4 | FileCheck %s --check-prefix=ABS
 // RUN: fleet-run --module=%t.fleet --device=local-task --function=abs "--input=4xf32=-1 2 -3 4" | FileCheck %s --check-prefix=ABS

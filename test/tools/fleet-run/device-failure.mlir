@@ -4,7 +4,7 @@
 // reports it with the failure's cause and the host stack; exit code 1.
 
 // RUN: %llc %kernels -o %t.o
-// RUN: %embed %s %t.o | fleet-opt --hal-link-executables --emit-bytecode -o %t.fleet
+// RUN: %embed %s %t.o | fleet-opt --hal-link-executables | fleet-compile - --compile-from-host -o %t.fleet
 
 // RUN: not fleet-run --module=%t.fleet --device=local-sync --function=run_kernel --input=i64=5 2>&1 | FileCheck %s --check-prefix=KERNEL
 // RUN: not fleet-run --module=%t.fleet --device=local-task --function=run_kernel --input=i64=5 2>&1 | FileCheck %s --check-prefix=KERNEL

@@ -2,7 +2,7 @@
 // globals and initializers in order, calls, scf.for/if/while, cf branches
 // with swapped block arguments, integer widths and float ops.
 
-// RUN: fleet-opt %s --emit-bytecode -o %t.fleet
+// RUN: fleet-compile %s --compile-from-host -o %t.fleet
 // RUN: fleet-run --module=%t.fleet --function=add --input=i32=3 --input=4 | FileCheck %s --check-prefix=ADD
 // ADD: EXEC @add
 // ADD-NEXT: result[0]: i32=17

@@ -4,7 +4,7 @@
 // --trace and --print_statistics.
 
 // RUN: %llc %kernels -o %t.o
-// RUN: %embed %s %t.o | fleet-opt --hal-link-executables --emit-bytecode -o %t.fleet
+// RUN: %embed %s %t.o | fleet-opt --hal-link-executables | fleet-compile - --compile-from-host -o %t.fleet
 
 // (a*b)^2 with a on device A, the square on device B.
 // RUN: fleet-run --module=%t.fleet --device=local-sync --device=local-sync --function=mul --input=4xf32=1,2,3,4 --input=4xf32=1,1,2,2 | FileCheck %s --check-prefix=MUL

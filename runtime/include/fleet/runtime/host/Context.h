@@ -1,19 +1,21 @@
 //===- Context.h - the host-program executor ----------------------*- C++ -*-===//
 //
 // A Context runs host programs (docs/pipeline.md §3–§5) on a fixed list of
-// runtime devices. Loading a module
-//   1. reads the artifact (Artifact.h) and compiles every util.func and
-//      util.initializer once into a compact form: an array of op records,
-//      each a handler function pointer plus operand/result slot indices into
-//      a flat register file, so calls do no hashing or string work;
-//      any op the executor does not support is an error naming the op and
-//      its location, here and never in the middle of a run;
+// runtime devices. Nothing here uses MLIR or LLVM. Loading a module
+//   1. verifies the flat artifact (ArtifactFormat.h, runtime/schema/
+//      artifact.fbs: header and checksum, the FlatBuffers verifier, then
+//      every index, slot layout and register type against the op table
+//      OpTable.def) and turns its op records into the executor's form: an
+//      array of records, each a handler function pointer plus operand/result
+//      slot indices into a flat register file, so calls do no hashing or
+//      string work; a damaged or mismatched artifact is an error naming
+//      the file and the problem, never a crash;
 //   2. resolves external declarations (`util.func private @module_a.abs`)
 //      against the exports of modules loaded earlier (issue 10 part 6);
 //   3. binds device globals (docs/design.md §5: `#hal.device.target<"local",
 //      {ordinal = N}>` is the N-th device whose driver serves "local");
-//   4. loads each `hal.executable`'s kernel object with the ORC loader, once
-//      per executable and executable format (devices of one format share
+//   4. loads each `hal.executable`'s kernel library with the dlopen loader,
+//      once per executable and executable format (devices of one format share
 //      the loaded code: it is plain host code on local devices);
 //   5. runs the module's util.initializers in order.
 // A module that references no device global needs no device at all.
@@ -39,10 +41,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace mlir {
-class ModuleOp;
-} // namespace mlir
 
 namespace fleet::runtime::hal {
 class ExecutableLoader;
@@ -114,9 +112,9 @@ private:
 };
 
 struct ModuleLoadStatistics {
-  /// Reading the artifact (bytecode) into IR.
+  /// Reading and verifying the artifact.
   uint64_t readNanoseconds = 0;
-  /// Compiling host functions into the compact form.
+  /// Turning the artifact's records into the executor's form.
   uint64_t compileNanoseconds = 0;
   /// Loading kernel objects (sum over executables).
   uint64_t executableLoadNanoseconds = 0;
@@ -173,14 +171,12 @@ public:
   /// the first device's timeout status, never a queue op's failure.
   hal::Status waitIdle();
 
-  /// Reads a .fleet artifact (MLIR bytecode) and loads it.
+  /// Reads a .fleet artifact ('-': stdin) and loads it.
   hal::StatusOr<Module *> loadArtifactFile(const std::string &path);
-  /// `name` names the buffer in messages ("<stdin>").
+  /// Loads an artifact held in memory (only read during the call); `name`
+  /// names the buffer in messages ("<stdin>").
   hal::StatusOr<Module *> loadArtifact(hal::Span<const uint8_t> bytes,
                                        const std::string &name);
-  /// Loads IR that is already parsed (tests, tools); the IR is only read.
-  hal::StatusOr<Module *> loadModule(mlir::ModuleOp module,
-                                     const std::string &source);
 
   const std::vector<std::unique_ptr<Module>> &modules() const {
     return modules_;
@@ -203,7 +199,7 @@ public:
   }
   uint64_t hostWaitLimit() const { return hostWaitLimitMilliseconds_; }
 
-  /// The ORC loader, created on first use.
+  /// The kernel-library loader, created on first use.
   hal::StatusOr<hal::ExecutableLoader *> executableLoader();
 
 private:

@@ -1,10 +1,11 @@
-//===- Lowering.cpp - registers, control flow, util and arith ops --------===//
+//===- HostLowering.cpp - registers, control flow, util and arith ops ----===//
 //
-// See Lowering.h. The hal ops are in LowerHAL.cpp.
+// See HostLowering.h. The hal ops are in LowerHAL.cpp. (Moved from the
+// runtime, where it ran at every module load, in issue 24.)
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
+#include "HostLowering.h"
 
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
@@ -17,9 +18,15 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace fleet::runtime::host {
+namespace fleet::artifact {
 
 using namespace mlir;
+namespace rh = ::fleet::runtime::host;
+using rh::bitWidth;
+using rh::isFloatType;
+using rh::isHalfFloatType;
+using rh::isReferenceType;
+using rh::typeName;
 namespace utilir = ::fleet::util;
 namespace halir = ::fleet::hal;
 
@@ -137,9 +144,9 @@ std::optional<uint64_t> constantBits(Attribute attr, ValueType type) {
   }
   if (auto floating = dyn_cast<FloatAttr>(attr)) {
     if (type == ValueType::F32)
-      return Value::f32(floating.getValue().convertToFloat()).bits();
+      return rh::Value::f32(floating.getValue().convertToFloat()).bits();
     if (type == ValueType::F64)
-      return Value::f64(floating.getValue().convertToDouble()).bits();
+      return rh::Value::f64(floating.getValue().convertToDouble()).bits();
     if (isHalfFloatType(type))
       return floating.getValue().bitcastToAPInt().getZExtValue();
   }
@@ -148,7 +155,7 @@ std::optional<uint64_t> constantBits(Attribute attr, ValueType type) {
 
 } // namespace
 
-FunctionLowering::FunctionLowering(LoweringEnv &env, FunctionCode &code)
+FunctionLowering::FunctionLowering(LoweringEnv &env, EmittedFunction &code)
     : env_(env), code_(code) {}
 
 bool FunctionLowering::error(Operation *op, const Twine &message) {
@@ -173,10 +180,18 @@ ValueType FunctionLowering::typeOf(mlir::Value value) const {
 }
 
 uint32_t FunctionLowering::newSlot(ValueType type) {
-  if (isReferenceType(type))
-    return refCount_++ | kRefSlot;
+  if (isReferenceType(type)) {
+    code_.refTypes.push_back(uint8_t(type));
+    return uint32_t(code_.refTypes.size() - 1) | kRefSlot;
+  }
   code_.scalarTemplate.push_back(0);
-  return scalarCount_++;
+  code_.scalarTypes.push_back(uint8_t(type));
+  return uint32_t(code_.scalarTypes.size() - 1);
+}
+
+ValueType FunctionLowering::slotType(uint32_t tagged) const {
+  return isRefSlot(tagged) ? ValueType(code_.refTypes[slotIndex(tagged)])
+                           : ValueType(code_.scalarTypes[tagged]);
 }
 
 bool FunctionLowering::assign(mlir::Value value) {
@@ -218,13 +233,14 @@ bool FunctionLowering::assignConstant(Operation *op) {
     return true;
   }
   uint64_t bits = 0;
+  std::optional<EmittedFixup> fixup;
   if (auto address = dyn_cast<utilir::GlobalAddressOp>(op)) {
     auto it = env_.globals.find(address.getGlobal());
     if (it == env_.globals.end())
       return error(op, "unknown global @" + address.getGlobal());
-    bits = uint64_t(uintptr_t(it->second.storage));
+    fixup = EmittedFixup{0, 0, it->second.index};
   } else if (isa<halir::DevicesCountOp>(op)) {
-    bits = env_.context->devices().size();
+    fixup = EmittedFixup{0, 1, 0};
   } else if (!isa<utilir::NullOp>(op)) {
     Attribute attr;
     std::optional<uint64_t> value;
@@ -238,6 +254,10 @@ bool FunctionLowering::assignConstant(Operation *op) {
   }
   uint32_t index = newSlot(*type);
   code_.scalarTemplate[index] = bits;
+  if (fixup) {
+    fixup->slot = index;
+    code_.fixups.push_back(*fixup);
+  }
   slots_[result] = index;
   return true;
 }
@@ -304,32 +324,37 @@ FunctionLowering::Label FunctionLowering::newLabel() {
 }
 
 void FunctionLowering::bind(Label label) {
-  labelPositions_[label] = code_.code.size();
+  labelPositions_[label] = code_.records.size();
 }
 
 uint32_t FunctionLowering::siteOf(Operation *op) {
   auto [it, inserted] = siteIndex_.try_emplace(op, code_.sites.size());
   if (inserted)
-    code_.sites.push_back(Site{op->getName().getStringRef().str(),
-                               formatLocation(op->getLoc())});
+    code_.sites.emplace_back(op->getName().getStringRef().str(),
+                             formatLocation(op->getLoc()));
   return it->second;
 }
 
-size_t FunctionLowering::emit(Operation *op, Handler handler,
+uint32_t FunctionLowering::addString(std::string text) {
+  env_.strings.push_back(std::move(text));
+  return uint32_t(env_.strings.size() - 1);
+}
+
+size_t FunctionLowering::emit(Operation *op, OpKind kind,
                               ArrayRef<uint32_t> slots, int64_t imm,
-                              int64_t imm2, const void *data, Label target) {
-  Instr instr;
-  instr.handler = handler;
-  instr.data = data;
-  instr.imm = imm;
-  instr.imm2 = imm2;
-  instr.site = siteOf(op);
-  instr.slotCount = uint32_t(slots.size());
-  pending_.emplace_back(code_.slotTable.size(), target);
-  code_.slotTable.insert(code_.slotTable.end(), slots.begin(), slots.end());
-  code_.code.push_back(instr);
-  ++env_.opRecords;
-  return code_.code.size() - 1;
+                              int64_t imm2, uint32_t data, Label target) {
+  EmittedRecord record;
+  record.kind = kind;
+  record.data = data;
+  record.imm = imm;
+  record.imm2 = imm2;
+  record.site = siteOf(op);
+  record.target = target;
+  record.slotOffset = uint32_t(code_.slots.size());
+  record.slotCount = uint32_t(slots.size());
+  code_.slots.insert(code_.slots.end(), slots.begin(), slots.end());
+  code_.records.push_back(record);
+  return code_.records.size() - 1;
 }
 
 void FunctionLowering::emitMoves(Operation *op, ArrayRef<uint32_t> sources,
@@ -351,7 +376,7 @@ void FunctionLowering::emitMoves(Operation *op, ArrayRef<uint32_t> sources,
       pairs.push_back(x);
       pairs.push_back(y);
     }
-    emit(op, &handlers::move, pairs, int64_t(a.size()));
+    emit(op, OpKind::Move, pairs, int64_t(a.size()));
   };
   if (!overlaps) {
     moveRecord(from, to);
@@ -361,8 +386,7 @@ void FunctionLowering::emitMoves(Operation *op, ArrayRef<uint32_t> sources,
   // sources to fresh registers first so every move reads the old values.
   SmallVector<uint32_t> temps;
   for (uint32_t target : to)
-    temps.push_back(isRefSlot(target) ? newSlot(ValueType::Buffer)
-                                      : newSlot(ValueType::I64));
+    temps.push_back(newSlot(slotType(target)));
   moveRecord(from, temps);
   moveRecord(temps, to);
 }
@@ -380,18 +404,30 @@ void FunctionLowering::emitMoves(Operation *op, ValueRange sources,
 void FunctionLowering::finalize() {
   // A trailing record catches control falling off the end (and gives labels
   // bound at the end something to point at).
-  code_.sites.push_back(Site{"end of function", "unknown location"});
-  Instr end;
-  end.handler = &handlers::unreachable;
+  code_.sites.emplace_back("end of function", "unknown location");
+  EmittedRecord end;
+  end.kind = OpKind::Unreachable;
   end.site = uint32_t(code_.sites.size() - 1);
-  pending_.emplace_back(code_.slotTable.size(), -1);
-  code_.code.push_back(end);
-  code_.refCount = refCount_;
-  for (size_t i = 0; i < code_.code.size(); ++i) {
-    Instr &instr = code_.code[i];
-    instr.slots = code_.slotTable.data() + pending_[i].first;
-    Label target = pending_[i].second;
-    instr.target = target >= 0 ? &code_.code[labelPositions_[target]] : nullptr;
+  end.slotOffset = uint32_t(code_.slots.size());
+  code_.records.push_back(end);
+  runtime::host::RegisterTypes types{
+      code_.scalarTypes.data(), uint32_t(code_.scalarTypes.size()),
+      code_.refTypes.data(), uint32_t(code_.refTypes.size())};
+  for (EmittedRecord &record : code_.records) {
+    record.target = record.target >= 0
+                        ? int64_t(labelPositions_[record.target])
+                        : int64_t(kNoIndex);
+    // The loader's own check (ArtifactFormat.h): what the emitter writes
+    // is what the op table says.
+    std::string problem = runtime::host::checkRecord(
+        record.kind, code_.slots.data() + record.slotOffset, record.slotCount,
+        record.imm, record.imm2, types);
+    if (!problem.empty())
+      env_.errors.push_back(code_.sites[record.site].second + ": in @" +
+                            code_.displayName + ": internal error: " +
+                            code_.sites[record.site].first + " record (" +
+                            runtime::host::opKindName(record.kind) +
+                            ") does not match the op table: " + problem);
   }
 }
 
@@ -403,7 +439,6 @@ bool FunctionLowering::lower(Region &body) {
     if (!assign(arg))
       continue;
     code_.argumentSlots.push_back(slot(arg));
-    code_.argumentTypes.push_back(typeOf(arg));
   }
   assignRegion(body);
   for (Block &block : body)
@@ -434,7 +469,7 @@ bool FunctionLowering::lowerTerminator(Operation *op, const RegionExit &exit) {
     SmallVector<uint32_t> slots;
     for (mlir::Value v : ret.getOperands())
       slots.push_back(slot(v));
-    emit(op, &handlers::returnOp, slots);
+    emit(op, OpKind::Return, slots);
     return true;
   }
   if (auto yield = dyn_cast<scf::YieldOp>(op)) {
@@ -445,7 +480,7 @@ bool FunctionLowering::lowerTerminator(Operation *op, const RegionExit &exit) {
       from.push_back(slot(v));
     emitMoves(op, from, exit.targets);
     if (exit.label >= 0)
-      emit(op, &handlers::jump, {}, 0, 0, nullptr, exit.label);
+      emit(op, OpKind::Jump, {}, 0, 0, 0, exit.label);
     return true;
   }
   if (auto condition = dyn_cast<scf::ConditionOp>(op)) {
@@ -453,27 +488,27 @@ bool FunctionLowering::lowerTerminator(Operation *op, const RegionExit &exit) {
     for (mlir::Value v : condition.getArgs())
       from.push_back(slot(v));
     emitMoves(op, from, exit.targets);
-    emit(op, &handlers::branchIfFalse, {plain(condition.getCondition())}, 0, 0,
-         nullptr, exit.label);
+    emit(op, OpKind::BranchIfFalse, {plain(condition.getCondition())}, 0, 0,
+         0, exit.label);
     return true;
   }
   if (auto branch = dyn_cast<cf::BranchOp>(op)) {
     emitMoves(op, branch.getDestOperands(), branch.getDest()->getArguments());
-    emit(op, &handlers::jump, {}, 0, 0, nullptr, blockLabels_[branch.getDest()]);
+    emit(op, OpKind::Jump, {}, 0, 0, 0, blockLabels_[branch.getDest()]);
     return true;
   }
   if (auto branch = dyn_cast<cf::CondBranchOp>(op)) {
     Label falseLabel = newLabel();
-    emit(op, &handlers::branchIfFalse, {plain(branch.getCondition())}, 0, 0,
-         nullptr, falseLabel);
+    emit(op, OpKind::BranchIfFalse, {plain(branch.getCondition())}, 0, 0,
+         0, falseLabel);
     emitMoves(op, branch.getTrueDestOperands(),
               branch.getTrueDest()->getArguments());
-    emit(op, &handlers::jump, {}, 0, 0, nullptr,
+    emit(op, OpKind::Jump, {}, 0, 0, 0,
          blockLabels_[branch.getTrueDest()]);
     bind(falseLabel);
     emitMoves(op, branch.getFalseDestOperands(),
               branch.getFalseDest()->getArguments());
-    emit(op, &handlers::jump, {}, 0, 0, nullptr,
+    emit(op, OpKind::Jump, {}, 0, 0, 0,
          blockLabels_[branch.getFalseDest()]);
     return true;
   }
@@ -520,24 +555,24 @@ bool FunctionLowering::lowerStructured(Operation *op) {
     }
     emitMoves(op, from, to);
     Label exitLabel = newLabel(), bodyLabel = newLabel();
-    emit(op, &handlers::forEnter, {iv, plain(forOp.getUpperBound())},
-         int64_t(maskOf(width)), mode, nullptr, exitLabel);
+    emit(op, OpKind::ForEnter, {iv, plain(forOp.getUpperBound())},
+         int64_t(maskOf(width)), mode, 0, exitLabel);
     bind(bodyLabel);
     RegionExit yield;
     yield.kind = RegionExit::Yield;
     for (BlockArgument arg : forOp.getRegionIterArgs())
       yield.targets.push_back(slot(arg));
     bool ok = lowerBlock(*forOp.getBody(), yield);
-    emit(op, &handlers::forNext,
+    emit(op, OpKind::ForNext,
          {iv, plain(forOp.getStep()), plain(forOp.getUpperBound())},
-         int64_t(maskOf(width)), mode, nullptr, bodyLabel);
+         int64_t(maskOf(width)), mode, 0, bodyLabel);
     bind(exitLabel);
     return ok;
   }
   if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
     Label elseLabel = newLabel(), endLabel = newLabel();
-    emit(op, &handlers::branchIfFalse, {plain(ifOp.getCondition())}, 0, 0,
-         nullptr, elseLabel);
+    emit(op, OpKind::BranchIfFalse, {plain(ifOp.getCondition())}, 0, 0,
+         0, elseLabel);
     RegionExit yield;
     yield.kind = RegionExit::Yield;
     for (mlir::Value result : ifOp.getResults())
@@ -624,9 +659,9 @@ bool FunctionLowering::lowerUtil(Operation *op) {
     if (!global)
       return false;
     emit(op,
-         isReferenceType(global->type) ? &handlers::globalLoadRef
-                                       : &handlers::globalLoadScalar,
-         {plain(load.getResult())}, 0, 0, global->storage);
+         isReferenceType(global->type) ? OpKind::GlobalLoadRef
+                                       : OpKind::GlobalLoadScalar,
+         {plain(load.getResult())}, 0, 0, global->index);
     return true;
   }
   if (auto store = dyn_cast<utilir::GlobalStoreOp>(op)) {
@@ -634,24 +669,24 @@ bool FunctionLowering::lowerUtil(Operation *op) {
     if (!global)
       return false;
     emit(op,
-         isReferenceType(global->type) ? &handlers::globalStoreRef
-                                       : &handlers::globalStoreScalar,
-         {plain(store.getValue())}, 0, 0, global->storage);
+         isReferenceType(global->type) ? OpKind::GlobalStoreRef
+                                       : OpKind::GlobalStoreScalar,
+         {plain(store.getValue())}, 0, 0, global->index);
     return true;
   }
   if (auto load = dyn_cast<utilir::GlobalLoadIndirectOp>(op)) {
     emit(op,
          isReferenceType(typeOf(load.getResult()))
-             ? &handlers::indirectLoadRef
-             : &handlers::indirectLoadScalar,
+             ? OpKind::IndirectLoadRef
+             : OpKind::IndirectLoadScalar,
          {plain(load.getGlobal()), plain(load.getResult())});
     return true;
   }
   if (auto store = dyn_cast<utilir::GlobalStoreIndirectOp>(op)) {
     emit(op,
          isReferenceType(typeOf(store.getValue()))
-             ? &handlers::indirectStoreRef
-             : &handlers::indirectStoreScalar,
+             ? OpKind::IndirectStoreRef
+             : OpKind::IndirectStoreScalar,
          {plain(store.getValue()), plain(store.getGlobal())});
     return true;
   }
@@ -664,19 +699,19 @@ bool FunctionLowering::lowerUtil(Operation *op) {
     size_t alignment = 64;
     if (auto align = constant.getAlignment())
       alignment = size_t(align->getZExtValue());
-    hal::Ref<HostBuffer> buffer =
-        HostBuffer::create(bytes->data(), bytes->size(), alignment);
-    const void *data = buffer.get();
-    env_.constants->push_back(hal::Ref<hal::RefCounted>(std::move(buffer)));
-    emit(op, &handlers::constantRef, {plain(constant.getResult())}, 0, 0,
-         data);
+    if (alignment == 0 || (alignment & (alignment - 1)) || alignment > 4096)
+      return error(op, "util.buffer.constant alignment must be a power of "
+                       "two up to 4096");
+    env_.constants.push_back(
+        EmittedConstant{std::move(*bytes), uint32_t(alignment)});
+    emit(op, OpKind::ConstantRef, {plain(constant.getResult())}, 0, 0,
+         uint32_t(env_.constants.size() - 1));
     return true;
   }
   if (auto check = dyn_cast<utilir::StatusCheckOkOp>(op)) {
-    const std::string *message =
-        code_.addData(check.getMessage() ? check.getMessage()->str()
-                                         : std::string());
-    emit(op, &handlers::statusCheckOk, {plain(check.getStatus())}, 0, 0,
+    uint32_t message = addString(
+        check.getMessage() ? check.getMessage()->str() : std::string());
+    emit(op, OpKind::StatusCheckOk, {plain(check.getStatus())}, 0, 0,
          message);
     return true;
   }
@@ -684,17 +719,13 @@ bool FunctionLowering::lowerUtil(Operation *op) {
     auto it = env_.functions.find(call.getCallee());
     if (it == env_.functions.end())
       return error(op, "call to unknown function @" + call.getCallee());
-    const FunctionCode *callee = it->second;
-    if (callee->isDeclaration && !callee->import)
-      return error(op, "call to unresolved import @" + call.getCallee());
-    if (callee->isDeclaration)
-      callee = callee->import;
+    uint32_t callee = it->second;
     SmallVector<uint32_t> slots;
     for (mlir::Value v : call.getArguments())
       slots.push_back(slot(v));
     for (mlir::Value v : call.getResults())
       slots.push_back(slot(v));
-    emit(op, &handlers::call, slots, int64_t(call.getArguments().size()), 0,
+    emit(op, OpKind::Call, slots, int64_t(call.getArguments().size()), 0,
          callee);
     return true;
   }
@@ -702,6 +733,85 @@ bool FunctionLowering::lowerUtil(Operation *op) {
 }
 
 // ---- arith -----------------------------------------------------------------
+
+namespace {
+
+/// The record kind of a binary (or negf) arith op; `floatWidth` is 32 or 64
+/// for float ops, 0 for integer ops.
+std::optional<OpKind> arithKind(StringRef name, unsigned floatWidth) {
+  static const llvm::StringMap<OpKind> integer = {
+      {"arith.addi", OpKind::AddI},           {"arith.subi", OpKind::SubI},
+      {"arith.muli", OpKind::MulI},           {"arith.andi", OpKind::AndI},
+      {"arith.ori", OpKind::OrI},             {"arith.xori", OpKind::XOrI},
+      {"arith.maxsi", OpKind::MaxSI},         {"arith.minsi", OpKind::MinSI},
+      {"arith.maxui", OpKind::MaxUI},         {"arith.minui", OpKind::MinUI},
+      {"arith.shli", OpKind::ShLI},           {"arith.shrui", OpKind::ShRUI},
+      {"arith.shrsi", OpKind::ShRSI},         {"arith.divsi", OpKind::DivSI},
+      {"arith.remsi", OpKind::RemSI},         {"arith.divui", OpKind::DivUI},
+      {"arith.remui", OpKind::RemUI},         {"arith.floordivsi", OpKind::FloorDivSI},
+      {"arith.ceildivsi", OpKind::CeilDivSI}, {"arith.ceildivui", OpKind::CeilDivUI},
+  };
+  // f32 kinds; the f64 kind of each is at the same distance from AddF64.
+  static const llvm::StringMap<OpKind> floating = {
+      {"arith.addf", OpKind::AddF32},         {"arith.subf", OpKind::SubF32},
+      {"arith.mulf", OpKind::MulF32},         {"arith.divf", OpKind::DivF32},
+      {"arith.remf", OpKind::RemF32},         {"arith.maximumf", OpKind::MaximumF32},
+      {"arith.minimumf", OpKind::MinimumF32}, {"arith.maxnumf", OpKind::MaxNumF32},
+      {"arith.minnumf", OpKind::MinNumF32},   {"arith.negf", OpKind::NegF32},
+  };
+  const llvm::StringMap<OpKind> &table = floatWidth ? floating : integer;
+  auto it = table.find(name);
+  if (it == table.end() || (floatWidth != 0 && floatWidth != 32 &&
+                            floatWidth != 64))
+    return std::nullopt;
+  if (floatWidth == 64)
+    return OpKind(unsigned(it->second) - unsigned(OpKind::AddF32) +
+                  unsigned(OpKind::AddF64));
+  return it->second;
+}
+
+/// The record kind of a cast between scalar types; nullopt when unsupported.
+std::optional<OpKind> castKind(StringRef name, ValueType from, ValueType to) {
+  bool fromFloat = isFloatType(from), toFloat = isFloatType(to);
+  bool from64 = from == ValueType::F64, to64 = to == ValueType::F64;
+  if (name == "arith.index_cast" || name == "arith.extsi")
+    return !fromFloat && !toFloat ? std::optional(OpKind::CastSignExtend)
+                                  : std::nullopt;
+  if (name == "arith.index_castui" || name == "arith.extui" ||
+      name == "arith.trunci")
+    return !fromFloat && !toFloat ? std::optional(OpKind::CastZeroExtend)
+                                  : std::nullopt;
+  if (name == "arith.bitcast")
+    return bitWidth(from) == bitWidth(to) ? std::optional(OpKind::CastZeroExtend)
+                                          : std::nullopt;
+  if (name == "arith.sitofp" && !fromFloat && toFloat)
+    return to64 ? OpKind::SIToF64 : OpKind::SIToF32;
+  if (name == "arith.uitofp" && !fromFloat && toFloat)
+    return to64 ? OpKind::UIToF64 : OpKind::UIToF32;
+  if (name == "arith.fptosi" && fromFloat && !toFloat)
+    return from64 ? OpKind::F64ToSI : OpKind::F32ToSI;
+  if (name == "arith.fptoui" && fromFloat && !toFloat)
+    return from64 ? OpKind::F64ToUI : OpKind::F32ToUI;
+  if (isHalfFloatType(from) && toFloat && name == "arith.extf") {
+    bool bf = from == ValueType::BF16;
+    return to64 ? (bf ? OpKind::BF16ToF64 : OpKind::F16ToF64)
+                : (bf ? OpKind::BF16ToF32 : OpKind::F16ToF32);
+  }
+  if (fromFloat && isHalfFloatType(to) && name == "arith.truncf") {
+    bool bf = to == ValueType::BF16;
+    return from64 ? (bf ? OpKind::F64ToBF16 : OpKind::F64ToF16)
+                  : (bf ? OpKind::F32ToBF16 : OpKind::F32ToF16);
+  }
+  if (isHalfFloatType(from) || isHalfFloatType(to))
+    return std::nullopt;
+  if (name == "arith.extf" && !from64 && to64)
+    return OpKind::F32ToF64;
+  if (name == "arith.truncf" && from64 && !to64)
+    return OpKind::F64ToF32;
+  return std::nullopt;
+}
+
+} // namespace
 
 bool FunctionLowering::lowerArith(Operation *op) {
   std::string name = op->getName().getStringRef().str();
@@ -712,26 +822,26 @@ bool FunctionLowering::lowerArith(Operation *op) {
     if (!select.getCondition().getType().isInteger(1))
       return error(op, "arith.select needs a scalar i1 condition");
     emit(op,
-         isReferenceType(typeOf(select.getResult())) ? &handlers::selectRef
-                                                     : &handlers::selectScalar,
+         isReferenceType(typeOf(select.getResult())) ? OpKind::SelectRef
+                                                     : OpKind::SelectScalar,
          {plain(select.getCondition()), plain(select.getTrueValue()),
           plain(select.getFalseValue()), plain(select.getResult())});
     return true;
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    Handler handler = lookupCmpIHandler(unsigned(cmp.getPredicate()));
-    if (!handler)
+    unsigned predicate = unsigned(cmp.getPredicate());
+    if (predicate >= 10)
       return error(op, "unsupported arith.cmpi predicate");
-    emit(op, handler, {plain(cmp.getLhs()), plain(cmp.getRhs()),
+    emit(op, OpKind(unsigned(OpKind::CmpIEq) + predicate), {plain(cmp.getLhs()), plain(cmp.getRhs()),
                        plain(cmp.getResult())},
          0, shiftOf(bitWidth(typeOf(cmp.getLhs()))));
     return true;
   }
   if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
-    Handler handler = lookupCmpFHandler(bitWidth(typeOf(cmp.getLhs())));
-    if (!handler)
+    ValueType operand = typeOf(cmp.getLhs());
+    if (operand != ValueType::F32 && operand != ValueType::F64)
       return error(op, "arith.cmpf on unsupported type");
-    emit(op, handler, {plain(cmp.getLhs()), plain(cmp.getRhs()),
+    emit(op, operand == ValueType::F32 ? OpKind::CmpF32 : OpKind::CmpF64, {plain(cmp.getLhs()), plain(cmp.getRhs()),
                        plain(cmp.getResult())},
          0, int64_t(cmp.getPredicate()));
     return true;
@@ -741,8 +851,8 @@ bool FunctionLowering::lowerArith(Operation *op) {
   ValueType resultType = typeOf(op->getResult(0));
   if (op->getNumOperands() == 1) {
     ValueType operandType = typeOf(op->getOperand(0));
-    if (Handler handler = lookupCastHandler(name, operandType, resultType)) {
-      emit(op, handler, {plain(op->getOperand(0)), plain(op->getResult(0))},
+    if (std::optional<OpKind> kind = castKind(name, operandType, resultType)) {
+      emit(op, *kind, {plain(op->getOperand(0)), plain(op->getResult(0))},
            int64_t(maskOf(bitWidth(resultType))),
            shiftOf(bitWidth(operandType)));
       return true;
@@ -760,18 +870,18 @@ bool FunctionLowering::lowerArith(Operation *op) {
                          "values but computes only with f32/f64 (extend "
                          "with arith.extf, or compute in a dispatch)");
   unsigned floatWidth = isFloatType(resultType) ? bitWidth(resultType) : 0;
-  if (Handler handler = lookupArithHandler(name, floatWidth)) {
+  if (std::optional<OpKind> kind = arithKind(name, floatWidth)) {
     if (isReferenceType(resultType) || resultType == ValueType::Pointer)
       return error(op, "'" + name + "' on unsupported type");
     SmallVector<uint32_t> slots;
     for (mlir::Value v : op->getOperands())
       slots.push_back(plain(v));
     slots.push_back(plain(op->getResult(0)));
-    emit(op, handler, slots, int64_t(maskOf(bitWidth(resultType))),
+    emit(op, *kind, slots, int64_t(maskOf(bitWidth(resultType))),
          shiftOf(bitWidth(resultType)));
     return true;
   }
   return error(op, "unsupported op '" + name + "'");
 }
 
-} // namespace fleet::runtime::host
+} // namespace fleet::artifact

@@ -1,19 +1,23 @@
 //===- LowerHAL.cpp - hal ops to records ---------------------------------===//
 //
-// Slot layouts are those of HALHandlers.h. Constant-like hal ops
+// Slot layouts are those of OpTable.def (checked in finalize()). Constant-like hal ops
 // (memory_type, buffer_usage, element_type, encoding_type, devices.count)
 // never get here: they are registers of the frame template.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
+#include "HostLowering.h"
 
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
-namespace fleet::runtime::host {
+namespace fleet::artifact {
 
 using namespace mlir;
+namespace rh = ::fleet::runtime::host;
+using rh::bitWidth;
+using rh::isFloatType;
+using rh::isReferenceType;
 namespace halir = ::fleet::hal;
 
 namespace {
@@ -26,12 +30,12 @@ std::optional<uint64_t> defaultBits(TypedAttr attr, ValueType type) {
   if (auto integer = dyn_cast<IntegerAttr>(attr))
     return isFloatType(type) ? std::nullopt
                              : std::optional<uint64_t>(
-                                   Value::integer(type, integer.getInt()).bits());
+                                   rh::Value::integer(type, integer.getInt()).bits());
   if (auto floating = dyn_cast<FloatAttr>(attr)) {
     if (type == ValueType::F32)
-      return Value::f32(floating.getValue().convertToFloat()).bits();
+      return rh::Value::f32(floating.getValue().convertToFloat()).bits();
     if (type == ValueType::F64)
-      return Value::f64(floating.getValue().convertToDouble()).bits();
+      return rh::Value::f64(floating.getValue().convertToDouble()).bits();
   }
   return std::nullopt;
 }
@@ -41,7 +45,7 @@ std::optional<uint64_t> defaultBits(TypedAttr attr, ValueType type) {
 bool FunctionLowering::lowerHAL(Operation *op) {
   // Fences.
   if (auto create = dyn_cast<halir::FenceCreateOp>(op)) {
-    emit(op, &handlers::fenceCreate,
+    emit(op, OpKind::FenceCreate,
          {plain(create.getDevice()), plain(create.getResult())});
     return true;
   }
@@ -50,20 +54,20 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     for (mlir::Value fence : join.getFences())
       slots.push_back(plain(fence));
     slots.push_back(plain(join.getResult()));
-    emit(op, &handlers::fenceJoin, slots, int64_t(join.getFences().size()));
+    emit(op, OpKind::FenceJoin, slots, int64_t(join.getFences().size()));
     return true;
   }
   if (auto query = dyn_cast<halir::FenceQueryOp>(op)) {
-    emit(op, &handlers::fenceQuery,
+    emit(op, OpKind::FenceQuery,
          {plain(query.getFence()), plain(query.getStatus())});
     return true;
   }
   if (auto signal = dyn_cast<halir::FenceSignalOp>(op)) {
-    emit(op, &handlers::fenceSignal, {plain(signal.getFence())});
+    emit(op, OpKind::FenceSignal, {plain(signal.getFence())});
     return true;
   }
   if (auto fail = dyn_cast<halir::FenceFailOp>(op)) {
-    emit(op, &handlers::fenceFail,
+    emit(op, OpKind::FenceFail,
          {plain(fail.getFence()), plain(fail.getStatus())});
     return true;
   }
@@ -73,18 +77,18 @@ bool FunctionLowering::lowerHAL(Operation *op) {
       slots.push_back(plain(fence));
     slots.push_back(plain(await.getTimeoutMillis()));
     slots.push_back(plain(await.getStatus()));
-    emit(op, &handlers::fenceAwait, slots, int64_t(await.getFences().size()));
+    emit(op, OpKind::FenceAwait, slots, int64_t(await.getFences().size()));
     return true;
   }
 
   // Devices.
   if (auto allocator = dyn_cast<halir::DeviceAllocatorOp>(op)) {
-    emit(op, &handlers::deviceAllocator,
+    emit(op, OpKind::DeviceAllocator,
          {plain(allocator.getDevice()), plain(allocator.getResult())});
     return true;
   }
   if (auto get = dyn_cast<halir::DevicesGetOp>(op)) {
-    emit(op, &handlers::devicesGet,
+    emit(op, OpKind::DevicesGet,
          {plain(get.getIndex()), plain(get.getResult())});
     return true;
   }
@@ -96,12 +100,12 @@ bool FunctionLowering::lowerHAL(Operation *op) {
         defaultBits(query.getDefaultValueAttr(), type);
     if (!fallback)
       return error(op, "hal.device.query default is not a scalar constant");
-    DeviceQueryData data{query.getCategory().str(), query.getKey().str(), type,
-                         *fallback};
-    emit(op, &handlers::deviceQuery,
+    env_.deviceQueries.push_back(EmittedDeviceQuery{
+        query.getCategory().str(), query.getKey().str(), type, *fallback});
+    emit(op, OpKind::DeviceQuery,
          {plain(query.getDevice()), plain(query.getOk()),
           plain(query.getValue())},
-         0, 0, code_.addData(std::move(data)));
+         0, 0, uint32_t(env_.deviceQueries.size() - 1));
     return true;
   }
   if (auto query = dyn_cast<halir::DeviceQueryLinkOp>(op)) {
@@ -109,11 +113,11 @@ bool FunctionLowering::lowerHAL(Operation *op) {
         defaultBits(query.getDefaultValueAttr(), ValueType::I1);
     if (!fallback)
       return error(op, "hal.device.query.link default is not an i1 constant");
-    LinkQueryData data{query.getKey().str(), *fallback};
-    emit(op, &handlers::deviceQueryLink,
+    env_.linkQueries.push_back(EmittedLinkQuery{query.getKey().str(), *fallback});
+    emit(op, OpKind::DeviceQueryLink,
          {plain(query.getSourceDevice()), plain(query.getTargetDevice()),
           plain(query.getOk()), plain(query.getValue())},
-         0, 0, code_.addData(std::move(data)));
+         0, 0, uint32_t(env_.linkQueries.size() - 1));
     return true;
   }
 
@@ -128,19 +132,19 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     slots.append({plain(alloca.getPool()), plain(alloca.getMemoryTypes()),
                   plain(alloca.getBufferUsage()), plain(alloca.getResultSize()),
                   plain(alloca.getResult())});
-    emit(op, &handlers::queueAlloca, slots);
+    emit(op, OpKind::QueueAlloca, slots);
     return true;
   }
   if (auto dealloca = dyn_cast<halir::DeviceQueueDeallocaOp>(op)) {
     SmallVector<uint32_t> slots = queuePrefix(dealloca);
     slots.push_back(plain(dealloca.getBuffer()));
-    emit(op, &handlers::queueDealloca, slots);
+    emit(op, OpKind::QueueDealloca, slots);
     return true;
   }
   if (auto execute = dyn_cast<halir::DeviceQueueExecuteOp>(op)) {
     SmallVector<uint32_t> slots = queuePrefix(execute);
     slots.push_back(plain(execute.getCommandBuffer()));
-    emit(op, &handlers::queueExecute, slots);
+    emit(op, OpKind::QueueExecute, slots);
     return true;
   }
   if (auto copy = dyn_cast<halir::DeviceQueueCopyOp>(op)) {
@@ -148,14 +152,14 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     slots.append({plain(copy.getSourceBuffer()), plain(copy.getSourceOffset()),
                   plain(copy.getTargetBuffer()), plain(copy.getTargetOffset()),
                   plain(copy.getLength())});
-    emit(op, &handlers::queueCopy, slots);
+    emit(op, OpKind::QueueCopy, slots);
     return true;
   }
   if (auto fill = dyn_cast<halir::DeviceQueueFillOp>(op)) {
     SmallVector<uint32_t> slots = queuePrefix(fill);
     slots.append({plain(fill.getTargetBuffer()), plain(fill.getTargetOffset()),
                   plain(fill.getLength()), plain(fill.getPattern())});
-    emit(op, &handlers::queueFill, slots,
+    emit(op, OpKind::QueueFill, slots,
          fill.getPattern().getType().getIntOrFloatBitWidth() / 8);
     return true;
   }
@@ -165,15 +169,15 @@ bool FunctionLowering::lowerHAL(Operation *op) {
                   plain(update.getSourceOffset()),
                   plain(update.getTargetBuffer()),
                   plain(update.getTargetOffset()), plain(update.getLength())});
-    emit(op, &handlers::queueUpdate, slots);
+    emit(op, OpKind::QueueUpdate, slots);
     return true;
   }
   if (auto barrier = dyn_cast<halir::DeviceQueueBarrierOp>(op)) {
-    emit(op, &handlers::queueBarrier, queuePrefix(barrier));
+    emit(op, OpKind::QueueBarrier, queuePrefix(barrier));
     return true;
   }
   if (auto flush = dyn_cast<halir::DeviceQueueFlushOp>(op)) {
-    emit(op, &handlers::queueFlush,
+    emit(op, OpKind::QueueFlush,
          {plain(flush.getDevice()), plain(flush.getQueueAffinity())});
     return true;
   }
@@ -185,27 +189,27 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     if (create.getBindingCapacity())
       slots.push_back(plain(create.getBindingCapacity()));
     slots.push_back(plain(create.getResult()));
-    emit(op, &handlers::commandBufferCreate, slots,
+    emit(op, OpKind::CommandBufferCreate, slots,
          int64_t(create.getModes()), int64_t(create.getCommandCategories()));
     return true;
   }
   if (auto finalize = dyn_cast<halir::CommandBufferFinalizeOp>(op)) {
-    emit(op, &handlers::commandBufferFinalize,
+    emit(op, OpKind::CommandBufferFinalize,
          {plain(finalize.getCommandBuffer())});
     return true;
   }
   if (auto device = dyn_cast<halir::CommandBufferDeviceOp>(op)) {
-    emit(op, &handlers::commandBufferDevice,
+    emit(op, OpKind::CommandBufferDevice,
          {plain(device.getCommandBuffer()), plain(device.getDevice())});
     return true;
   }
   if (auto barrier = dyn_cast<halir::CommandBufferExecutionBarrierOp>(op)) {
-    emit(op, &handlers::commandBufferBarrier,
+    emit(op, OpKind::CommandBufferBarrier,
          {plain(barrier.getCommandBuffer())});
     return true;
   }
   if (auto fill = dyn_cast<halir::CommandBufferFillBufferOp>(op)) {
-    emit(op, &handlers::commandBufferFill,
+    emit(op, OpKind::CommandBufferFill,
          {plain(fill.getCommandBuffer()), slot(fill.getTargetBuffer()),
           plain(fill.getTargetOffset()), plain(fill.getLength()),
           plain(fill.getPattern())},
@@ -213,7 +217,7 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     return true;
   }
   if (auto update = dyn_cast<halir::CommandBufferUpdateBufferOp>(op)) {
-    emit(op, &handlers::commandBufferUpdate,
+    emit(op, OpKind::CommandBufferUpdate,
          {plain(update.getCommandBuffer()), plain(update.getSourceBuffer()),
           plain(update.getSourceSize()), plain(update.getSourceOffset()),
           slot(update.getTargetBuffer()), plain(update.getTargetOffset()),
@@ -221,7 +225,7 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     return true;
   }
   if (auto copy = dyn_cast<halir::CommandBufferCopyBufferOp>(op)) {
-    emit(op, &handlers::commandBufferCopy,
+    emit(op, OpKind::CommandBufferCopy,
          {plain(copy.getCommandBuffer()), slot(copy.getSourceBuffer()),
           plain(copy.getSourceOffset()), slot(copy.getTargetBuffer()),
           plain(copy.getTargetOffset()), plain(copy.getLength())});
@@ -241,7 +245,7 @@ bool FunctionLowering::lowerHAL(Operation *op) {
       slots.push_back(plain(offset));
       slots.push_back(plain(length));
     }
-    emit(op, &handlers::commandBufferDispatch, slots,
+    emit(op, OpKind::CommandBufferDispatch, slots,
          int64_t(dispatch.getConstants().size()),
          int64_t(dispatch.getBindingBuffers().size()));
     return true;
@@ -250,7 +254,7 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     auto it = env_.executables.find(lookup.getExecutable());
     if (it == env_.executables.end())
       return error(op, "unknown executable @" + lookup.getExecutable());
-    emit(op, &handlers::executableLookup,
+    emit(op, OpKind::ExecutableLookup,
          {plain(lookup.getDevice()), plain(lookup.getResult())}, 0, 0,
          it->second);
     return true;
@@ -258,14 +262,14 @@ bool FunctionLowering::lowerHAL(Operation *op) {
 
   // Allocators.
   if (auto allocate = dyn_cast<halir::AllocatorAllocateOp>(op)) {
-    emit(op, &handlers::allocatorAllocate,
+    emit(op, OpKind::AllocatorAllocate,
          {plain(allocate.getAllocator()), plain(allocate.getQueueAffinity()),
           plain(allocate.getMemoryTypes()), plain(allocate.getBufferUsage()),
           plain(allocate.getResultSize()), plain(allocate.getResult())});
     return true;
   }
   if (auto import = dyn_cast<halir::AllocatorImportOp>(op)) {
-    emit(op, &handlers::allocatorImport,
+    emit(op, OpKind::AllocatorImport,
          {plain(import.getAllocator()), plain(import.getSource()),
           plain(import.getOffset()), plain(import.getLength()),
           plain(import.getQueueAffinity()), plain(import.getMemoryTypes()),
@@ -282,7 +286,7 @@ bool FunctionLowering::lowerHAL(Operation *op) {
     slots.append({plain(select.getMemoryTypes()), plain(select.getBufferUsage()),
                   plain(select.getSelectedDevice()),
                   plain(select.getSelectedQueueAffinity())});
-    emit(op, &handlers::allocatorSelect, slots,
+    emit(op, OpKind::AllocatorSelect, slots,
          int64_t(select.getDevices().size()));
     return true;
   }
@@ -300,18 +304,18 @@ bool FunctionLowering::lowerHAL(Operation *op) {
       slots.push_back(plain(dim));
     slots.append({plain(create.getElementType()),
                   plain(create.getEncodingType()), plain(create.getResult())});
-    emit(op, &handlers::bufferViewCreate, slots,
+    emit(op, OpKind::BufferViewCreate, slots,
          int64_t(create.getShape().size()));
     return true;
   }
   if (auto buffer = dyn_cast<halir::BufferViewBufferOp>(op)) {
-    emit(op, &handlers::bufferViewBuffer,
+    emit(op, OpKind::BufferViewBuffer,
          {plain(buffer.getBufferView()), plain(buffer.getResult())});
     return true;
   }
   if (auto load = dyn_cast<halir::BufferLoadOp>(op)) {
     ValueType type = typeOf(load.getResult());
-    emit(op, &handlers::bufferLoad,
+    emit(op, OpKind::BufferLoad,
          {plain(load.getSourceBuffer()), plain(load.getSourceOffset()),
           plain(load.getResult())},
          int64_t(std::max(1u, bitWidth(type) / 8)),
@@ -320,24 +324,24 @@ bool FunctionLowering::lowerHAL(Operation *op) {
   }
   if (auto store = dyn_cast<halir::BufferStoreOp>(op)) {
     ValueType type = typeOf(store.getValue());
-    emit(op, &handlers::bufferStore,
+    emit(op, OpKind::BufferStore,
          {plain(store.getValue()), plain(store.getTargetBuffer()),
           plain(store.getTargetOffset())},
          int64_t(std::max(1u, bitWidth(type) / 8)));
     return true;
   }
   if (auto length = dyn_cast<halir::BufferLengthOp>(op)) {
-    emit(op, &handlers::bufferLength,
+    emit(op, OpKind::BufferLength,
          {plain(length.getBuffer()), plain(length.getResult())});
     return true;
   }
   if (auto rank = dyn_cast<halir::BufferViewRankOp>(op)) {
-    emit(op, &handlers::bufferViewRank,
+    emit(op, OpKind::BufferViewRank,
          {plain(rank.getBufferView()), plain(rank.getResult())});
     return true;
   }
   if (auto dim = dyn_cast<halir::BufferViewDimOp>(op)) {
-    emit(op, &handlers::bufferViewDim,
+    emit(op, OpKind::BufferViewDim,
          {plain(dim.getBufferView()), plain(dim.getResult())},
          int64_t(dim.getIndex().getZExtValue()));
     return true;
@@ -348,9 +352,9 @@ bool FunctionLowering::lowerHAL(Operation *op) {
       slots.push_back(plain(dim));
     slots.append(
         {plain(check.getElementType()), plain(check.getEncodingType())});
-    emit(op, &handlers::bufferViewAssert, slots,
+    emit(op, OpKind::BufferViewAssert, slots,
          int64_t(check.getShape().size()), 0,
-         code_.addData(check.getMessage().str()));
+         addString(check.getMessage().str()));
     return true;
   }
 
@@ -362,4 +366,4 @@ bool FunctionLowering::lowerHAL(Operation *op) {
   return error(op, "unsupported op '" + op->getName().getStringRef() + "'");
 }
 
-} // namespace fleet::runtime::host
+} // namespace fleet::artifact

@@ -1,19 +1,22 @@
 //===- Signature.cpp - expected inputs and results of an export ----------===//
 
-#include "Signature.h"
-
-#include "Lowering.h"
+#include "HostLowering.h"
 
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "mlir/IR/Matchers.h"
 
-namespace fleet::runtime::host {
+namespace fleet::artifact {
+
+using runtime::host::Convention;
+using runtime::host::FunctionSignature;
+using runtime::host::TensorDescription;
+namespace hal = runtime::hal;
 
 using namespace mlir;
 namespace utilir = ::fleet::util;
 namespace halir = ::fleet::hal;
 
-Convention conventionOf(utilir::FuncOp func) {
+static Convention conventionOf(utilir::FuncOp func) {
   auto attr = func->getAttrOfType<halir::ABIConventionAttr>("hal.abi.convention");
   return attr && attr.getValue() == halir::ABIConvention::CoarseFences
              ? Convention::CoarseFences
@@ -74,4 +77,4 @@ FunctionSignature analyzeSignature(utilir::FuncOp func) {
   return signature;
 }
 
-} // namespace fleet::runtime::host
+} // namespace fleet::artifact
