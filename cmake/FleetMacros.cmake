@@ -48,4 +48,6 @@ function(fleet_library name)
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK} MLIR)
   set_property(TARGET ${name} PROPERTY POSITION_INDEPENDENT_CODE ON)
+  # For the link graph the layering test reads (cmake/LinkGraph.cmake).
+  set_property(GLOBAL APPEND PROPERTY FLEET_LIBRARIES ${name})
 endfunction()

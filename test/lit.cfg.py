@@ -25,6 +25,7 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%fleet_src_root", config.fleet_src_root))
 config.substitutions.append(("%fleet_tools", config.fleet_tools_dir))
+config.substitutions.append(("%fleet_obj_root", config.fleet_obj_root))
 
 # The ONNX tests (`REQUIRES: onnx`) need the importer's Python environment
 # (.venv/, made by scripts/bootstrap; FLEET_PYTHON overrides it). Outside CI

@@ -14,6 +14,7 @@
 #include "fleet/InputConversion/Passes.h"
 
 #include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
@@ -71,7 +72,7 @@ hal::ABIConventionAttr coarseFencesAttr(MLIRContext *context) {
 FailureOr<Value> loadDevice(OpBuilder &builder, Location loc, ModuleOp module,
                             Attribute affinity) {
   if (!affinity)
-    affinity = module->getAttr("stream.affinity.default");
+    affinity = stream::getDefaultAffinity(module);
   auto deviceAffinity = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity);
   if (!deviceAffinity)
     return emitError(loc) << "a coarse-fences import needs a device: give the "

@@ -7,6 +7,7 @@
 #include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
+#include "fleet/Dialect/HAL/Analysis/DeviceTopologyModel.h"
 #include "fleet/Dialect/HAL/IR/HALExternalModels.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
@@ -36,6 +37,7 @@ void fleet::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<util::UtilDialect, flow::FlowDialect, stream::StreamDialect,
                   hal::HALDialect>();
   hal::registerExternalModels(registry);
+  hal::registerDeviceTopologyModel(registry);
   registry.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect,
                   mlir::bufferization::BufferizationDialect,
                   mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,

@@ -2,6 +2,7 @@
 
 #include "Utils.h"
 
+#include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -12,12 +13,7 @@ Attribute fleet::stream_to_hal::lookupAffinity(Operation *op, Attribute own,
                                                const ConversionState &state) {
   if (own)
     return own;
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp()) {
-    if (Attribute affinity = parent->getAttr("stream.affinity"))
-      return affinity;
-  }
-  if (Attribute affinity = state.module->getAttr("stream.affinity.default"))
+  if (Attribute affinity = stream::getDefaultAffinity(op->getParentOp()))
     return affinity;
   // A single-device program needs no placement (docs/pipeline.md §1).
   if (state.devices.getDevices().size() == 1) {

@@ -246,6 +246,10 @@ void DeviceAffinityAttr::print(AsmPrinter &printer) const {
   printer << '>';
 }
 
+StringRef DeviceAffinityAttr::getDeviceName() const {
+  return getDevice().getRootReference().getValue();
+}
+
 bool DeviceAffinityAttr::isExecutableWith(Attribute other) const {
   if (!other || other == *this)
     return true;
@@ -270,6 +274,10 @@ void DevicePromiseAttr::print(AsmPrinter &printer) const {
   printQueueMask(printer, getQueueMask());
   printer << '>';
 }
+
+// A promise names a device that may not be declared yet: not a device to
+// execute on until the compiler resolves it.
+StringRef DevicePromiseAttr::getDeviceName() const { return {}; }
 
 bool DevicePromiseAttr::isExecutableWith(Attribute other) const {
   if (!other || other == *this)
@@ -306,6 +314,8 @@ void DeviceOptimalAttr::print(AsmPrinter &printer) const {
                         [&](Attribute a) { printer.printAttribute(a); });
   printer << "]>";
 }
+
+StringRef DeviceOptimalAttr::getDeviceName() const { return {}; }
 
 bool DeviceOptimalAttr::isExecutableWith(Attribute other) const {
   return !other || other == *this;

@@ -139,6 +139,10 @@ LogicalResult TensorImportOp::verify() {
                                  getTargetDims());
 }
 
+// Exports and aliases hand their operand to the host on their affinity.
+bool TensorExportOp::pinsOperandPlacement() { return true; }
+bool TensorAliasOp::pinsOperandPlacement() { return true; }
+
 LogicalResult TensorExportOp::verify() {
   return verifyEncodedTensorDims(*this, getSourceEncoding(),
                                  getSource().getType(), getSourceDims());

@@ -3,7 +3,7 @@
 #include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
 
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
-#include "fleet/Dialect/HAL/IR/HALOps.h"
+#include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,20 +26,26 @@ Attribute fleet::stream::getPinnedExecutionAffinity(Operation *op) {
   if (auto affinityOp = dyn_cast<AffinityOpInterface>(op))
     if (Attribute affinity = affinityOp.getAffinityAttr())
       return affinity;
-  if (Attribute affinity = op->getAttr("stream.affinity"))
-    return affinity;
-  return llvm::TypeSwitch<Operation *, Attribute>(op)
-      .Case([](hal::TensorImportOp op) { return op.getAffinityAttr(); })
-      .Case([](hal::TensorExportOp op) { return op.getAffinityAttr(); })
-      .Case([](hal::TensorAliasOp op) { return op.getAffinityAttr(); })
-      .Default([](Operation *) { return Attribute(); });
+  return op->getAttr("stream.affinity");
 }
 
 Attribute fleet::stream::getGlobalHomeAffinity(Operation *global) {
-  if (Attribute affinity = global->getAttr("stream.affinity"))
-    return affinity;
-  if (auto module = global->getParentOfType<ModuleOp>())
-    return module->getAttr("stream.affinity.default");
+  return stream::getDefaultAffinity(global);
+}
+
+Attribute fleet::stream::getUsePin(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto affinityOp = dyn_cast<AffinityOpInterface>(user))
+    return affinityOp.pinsOperandPlacement() ? affinityOp.getAffinityAttr()
+                                             : Attribute();
+  if (auto ret = dyn_cast<util::ReturnOp>(user)) {
+    auto func = dyn_cast<util::FuncOp>(ret->getParentOp());
+    if (!func || !func.getResAttrsAttr())
+      return {};
+    auto dict = dyn_cast_or_null<DictionaryAttr>(
+        func.getResAttrsAttr()[use.getOperandNumber()]);
+    return dict ? dict.get("iree.abi.affinity") : Attribute();
+  }
   return {};
 }
 
@@ -57,14 +63,7 @@ bool AffinityAnalysis::isFloating(Value value) {
 }
 
 Attribute AffinityAnalysis::getDefaultAffinity(Operation *op) const {
-  for (Operation *it = op; it; it = it->getParentOp()) {
-    if (Attribute affinity = it->getAttr("stream.affinity"))
-      return affinity;
-    if (auto module = dyn_cast<ModuleOp>(it))
-      if (Attribute affinity = module->getAttr("stream.affinity.default"))
-        return affinity;
-  }
-  return {};
+  return stream::getDefaultAffinity(op);
 }
 
 Attribute AffinityAnalysis::getExecutionAffinity(Operation *op) const {
@@ -130,12 +129,6 @@ void AffinityAnalysis::visit(Operation *op) {
         valueAffinities[op.getResult()] =
             target ? target : executionAffinities[op];
       })
-      .Case<hal::TensorBarrierOp>([&](hal::TensorBarrierOp op) {
-        for (auto [source, result] :
-             llvm::zip(op.getSources(), op.getResults()))
-          if (Attribute a = valueAffinities.lookup(source))
-            valueAffinities[result] = a;
-      })
       .Default([&](Operation *op) {
         bool touchesDevice =
             llvm::any_of(op->getOperands(), isDeviceValue) ||
@@ -167,8 +160,10 @@ void AffinityAnalysis::visit(Operation *op) {
 
 LogicalResult AffinityAnalysis::run() {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    // Executables hold kernels, not host code.
-    if (isa<ExecutableOp, hal::ExecutableOp>(op))
+    // Executables (any symbol table nested in the program, such as
+    // stream.executable) hold kernels, not host code.
+    if (op != root && !isa<ModuleOp>(op) &&
+        op->hasTrait<OpTrait::SymbolTable>())
       return WalkResult::skip();
     if (isa<util::FuncOp, util::InitializerOp>(op)) {
       Attribute defaultAffinity = getDefaultAffinity(op);
@@ -181,7 +176,9 @@ LogicalResult AffinityAnalysis::run() {
     }
     if (!isa<ModuleOp>(op))
       visit(op);
-    // Region arguments of control flow take their init's placement.
+    // Region arguments of control flow (loop-carried values) not placed
+    // otherwise take the default affinity at the op; the placement of their
+    // init is not propagated into the region.
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
@@ -205,24 +202,8 @@ AffinityAnalysis::getConsumerAffinities(Value value) const {
 SmallVector<Attribute>
 AffinityAnalysis::getPinnedAffinities(Value value) const {
   llvm::SetVector<Attribute> pins;
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    Attribute pin =
-        llvm::TypeSwitch<Operation *, Attribute>(user)
-            .Case([](TensorExportOp op) { return op.getAffinityAttr(); })
-            .Case([](hal::TensorExportOp op) { return op.getAffinityAttr(); })
-            .Case([](hal::TensorAliasOp op) { return op.getAffinityAttr(); })
-            .Case([&](util::ReturnOp op) -> Attribute {
-              auto func = dyn_cast<util::FuncOp>(op->getParentOp());
-              if (!func || !func.getResAttrsAttr())
-                return {};
-              auto dict = dyn_cast_or_null<DictionaryAttr>(
-                  func.getResAttrsAttr()[use.getOperandNumber()]);
-              return dict ? dict.get("iree.abi.affinity") : Attribute();
-            })
-            .Default([](Operation *) { return Attribute(); });
-    if (pin)
+  for (OpOperand &use : value.getUses())
+    if (Attribute pin = getUsePin(use))
       pins.insert(pin);
-  }
   return pins.takeVector();
 }

@@ -2,6 +2,7 @@
 
 #include "fleet/Dialect/Stream/IR/StreamDialect.h"
 
+#include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
@@ -28,6 +29,7 @@ void StreamDialect::initialize() {
   // The op definitions are sharded (StreamOpsShard*.cpp); the generated
   // hook registers every shard's ops.
   registerStreamDialectOperations(this);
+  registerTestDeviceTopology(this);
 }
 
 Operation *StreamDialect::materializeConstant(OpBuilder &builder,

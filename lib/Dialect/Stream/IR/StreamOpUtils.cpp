@@ -185,7 +185,19 @@ LogicalResult verifyStreamableBody(Operation *op, Region &body) {
   return success();
 }
 
-Value joinTimepoints(Location loc, ValueRange timepoints, OpBuilder &builder) {
+void setOptionalAwait(Operation *op, MutableOperandRange await,
+                      ValueRange timepoints, OpBuilder &builder) {
+  Value joined = joinTimepoints(builder, op->getLoc(), timepoints);
+  if (joined)
+    await.assign(joined);
+  else
+    await.clear();
+}
+
+} // namespace fleet::stream::detail
+
+Value fleet::stream::joinTimepoints(OpBuilder &builder, Location loc,
+                                    ValueRange timepoints) {
   if (timepoints.empty())
     return {};
   if (timepoints.size() == 1)
@@ -194,14 +206,3 @@ Value joinTimepoints(Location loc, ValueRange timepoints, OpBuilder &builder) {
                                  builder.getType<TimepointType>(), timepoints)
       .getResultTimepoint();
 }
-
-void setOptionalAwait(Operation *op, MutableOperandRange await,
-                      ValueRange timepoints, OpBuilder &builder) {
-  Value joined = joinTimepoints(op->getLoc(), timepoints, builder);
-  if (joined)
-    await.assign(joined);
-  else
-    await.clear();
-}
-
-} // namespace fleet::stream::detail

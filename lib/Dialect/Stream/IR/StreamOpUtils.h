@@ -68,11 +68,6 @@ mlir::LogicalResult verifyYield(mlir::Operation *op, mlir::Region &body,
 mlir::LogicalResult verifyStreamableBody(mlir::Operation *op,
                                          mlir::Region &body);
 
-/// One timepoint standing for all of `timepoints`: null for none, the value
-/// itself for one, else a new stream.timepoint.join built at `builder`.
-mlir::Value joinTimepoints(mlir::Location loc, mlir::ValueRange timepoints,
-                           mlir::OpBuilder &builder);
-
 /// Replaces an optional single `await` operand with the join of
 /// `timepoints` (removing it when empty).
 void setOptionalAwait(mlir::Operation *op, mlir::MutableOperandRange await,

@@ -63,7 +63,7 @@ void TimepointAwaitOp::setAwaitTimepoints(ValueRange timepoints,
                                           OpBuilder &builder) {
   // The await operand is required: an empty list waits for nothing, which
   // is an immediate timepoint.
-  Value joined = joinTimepoints(getLoc(), timepoints, builder);
+  Value joined = joinTimepoints(builder, getLoc(), timepoints);
   if (!joined)
     joined = TimepointImmediateOp::create(builder, getLoc(),
                                           builder.getType<TimepointType>());
@@ -126,7 +126,7 @@ ValueRange TimepointExportOp::getAwaitTimepoints() {
 }
 void TimepointExportOp::setAwaitTimepoints(ValueRange timepoints,
                                            OpBuilder &builder) {
-  Value joined = joinTimepoints(getLoc(), timepoints, builder);
+  Value joined = joinTimepoints(builder, getLoc(), timepoints);
   if (!joined)
     joined = TimepointImmediateOp::create(builder, getLoc(),
                                           builder.getType<TimepointType>());
@@ -142,7 +142,7 @@ ValueRange TimepointChainExternalOp::getAwaitTimepoints() {
 }
 void TimepointChainExternalOp::setAwaitTimepoints(ValueRange timepoints,
                                                   OpBuilder &builder) {
-  Value joined = joinTimepoints(getLoc(), timepoints, builder);
+  Value joined = joinTimepoints(builder, getLoc(), timepoints);
   if (!joined)
     joined = TimepointImmediateOp::create(builder, getLoc(),
                                           builder.getType<TimepointType>());

@@ -43,6 +43,8 @@ LogicalResult TensorExportOp::verify() {
                         getSourceEncodingDims());
 }
 
+bool TensorExportOp::pinsOperandPlacement() { return true; }
+
 std::optional<unsigned> TensorExportOp::getTiedResultOperandIndex(unsigned) {
   return getSourceMutable().getOperandNumber();
 }

@@ -15,8 +15,7 @@
 
 #include "fleet/Dialect/Stream/Transforms/Passes.h"
 
-#include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
-#include "fleet/Dialect/HAL/IR/HALDialect.h"
+#include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "llvm/Support/Debug.h"
@@ -39,23 +38,7 @@ struct ElideAsyncCopiesPass
           ElideAsyncCopiesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    hal::DeviceSet devices(module);
-    auto topology =
-        module->getAttrOfType<hal::DeviceTopologyAttr>("stream.topology");
-    auto hasDirectAccess = [&](StringRef consumer, StringRef producer) {
-      if (devices.isSameDevice(consumer, producer))
-        return true;
-      if (!topology)
-        return false;
-      if (auto link = topology.lookup(consumer, producer))
-        if (link.getUnifiedMemory() || link.getTransparentAccess())
-          return true;
-      // unified_memory holds both ways even when written once.
-      if (auto reverse = topology.lookup(producer, consumer))
-        if (reverse.getUnifiedMemory())
-          return true;
-      return false;
-    };
+    DeviceTopology topology(module);
 
     module.walk([&](AsyncTransferOp transfer) {
       if (transfer.getSource().getType() != transfer.getResult().getType()) {
@@ -63,14 +46,15 @@ struct ElideAsyncCopiesPass
                                 << "\n");
         return;
       }
-      StringRef source = getAffinityDeviceName(transfer.getSourceAffinityAttr());
-      StringRef target = getAffinityDeviceName(transfer.getTargetAffinityAttr());
-      if (source.empty() || target.empty()) {
+      Attribute source = transfer.getSourceAffinityAttr();
+      Attribute target = transfer.getTargetAffinityAttr();
+      if (getAffinityDeviceName(source).empty() ||
+          getAffinityDeviceName(target).empty()) {
         LLVM_DEBUG(llvm::dbgs() << "kept (affinity not a device): "
                                 << transfer << "\n");
         return;
       }
-      if (!hasDirectAccess(target, source)) {
+      if (!topology.hasDirectAccess(target, source)) {
         LLVM_DEBUG(llvm::dbgs() << "kept (no direct access " << target
                                 << " -> " << source << ")\n");
         return;

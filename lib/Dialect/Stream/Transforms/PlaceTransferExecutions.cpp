@@ -36,14 +36,6 @@ using namespace fleet::stream;
 
 namespace {
 
-/// The pin a use fixes, if any (AffinityAnalysis rule 4, per use).
-Attribute getUsePin(OpOperand &use) {
-  Operation *user = use.getOwner();
-  if (auto exportOp = dyn_cast<TensorExportOp>(user))
-    return exportOp.getAffinityAttr();
-  return {};
-}
-
 struct PlaceTransferExecutionsPass
     : public fleet::stream::impl::PlaceTransferExecutionsPassBase<
           PlaceTransferExecutionsPass> {

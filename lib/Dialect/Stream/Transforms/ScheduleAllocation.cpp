@@ -35,8 +35,7 @@
 
 #include "fleet/Dialect/Stream/Transforms/Passes.h"
 
-#include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
-#include "fleet/Dialect/HAL/IR/HALDialect.h"
+#include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
@@ -260,7 +259,7 @@ private:
   /// The allocation affinity for a value produced in `execute`.
   Attribute getAllocationAffinity(AsyncExecuteOp execute, Value result);
 
-  hal::DeviceSet devices;
+  DeviceTopology devices;
   SymbolTableCollection symbols;
   /// Buffers allocated for region results and the region affinity.
   SmallVector<std::pair<Value, Attribute>> allocated;
@@ -288,22 +287,13 @@ Attribute Allocator::getAllocationAffinity(AsyncExecuteOp execute,
         LLVM_DEBUG(llvm::dbgs() << "transfer result for " << target << "\n");
         touching.insert(target);
       }
-  // Affinities on the same device count once.
-  SmallVector<Attribute> distinct;
-  for (Attribute affinity : touching) {
-    bool seen = llvm::any_of(distinct, [&](Attribute other) {
-      return devices.isSameDevice(getAffinityDeviceName(other), getAffinityDeviceName(affinity));
-    });
-    if (!seen)
-      distinct.push_back(affinity);
-  }
-  if (distinct.size() <= 1)
+  // Affinities on the same device count once; several devices share the
+  // buffer through the joined affinity (#hal.device.optimal in HAL).
+  SmallVector<Attribute> list(touching.begin(), touching.end());
+  Attribute joined = devices.getJoinedAffinity(list);
+  if (!joined || llvm::is_contained(list, joined))
     return producer;
-  llvm::stable_sort(distinct, [&](Attribute a, Attribute b) {
-    return devices.getIndex(getAffinityDeviceName(a)) <
-           devices.getIndex(getAffinityDeviceName(b));
-  });
-  return hal::DeviceOptimalAttr::get(execute.getContext(), distinct);
+  return joined;
 }
 
 /// Two size values that are the same SSA value or the same constant.

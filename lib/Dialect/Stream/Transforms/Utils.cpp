@@ -2,7 +2,6 @@
 
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 
-#include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -44,17 +43,6 @@ Value getResourceSize(OpBuilder &builder, Location loc, Value resource) {
       .getResult();
 }
 
-Value joinTimepoints(OpBuilder &builder, Location loc, ValueRange timepoints) {
-  if (timepoints.empty())
-    return {};
-  if (timepoints.size() == 1)
-    return timepoints.front();
-  return TimepointJoinOp::create(builder, loc,
-                                 TimepointType::get(builder.getContext()),
-                                 timepoints)
-      .getResult();
-}
-
 bool canExecuteTogether(Attribute a, Attribute b) {
   if (!a || !b || a == b)
     return true;
@@ -64,8 +52,8 @@ bool canExecuteTogether(Attribute a, Attribute b) {
 }
 
 StringRef getAffinityDeviceName(Attribute affinity) {
-  if (auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity))
-    return device.getDevice().getRootReference().getValue();
+  if (auto iface = dyn_cast_or_null<AffinityAttrInterface>(affinity))
+    return iface.getDeviceName();
   return {};
 }
 

@@ -1,6 +1,6 @@
 // Folds of the timepoint ops (the obviously safe ones; docs/ir-reference.md
 // names none): each case shows the op going away.
-// RUN: fleet-opt %s -split-input-file --canonicalize | FileCheck %s
+// RUN: fleet-stream-opt %s -split-input-file --canonicalize | FileCheck %s
 
 // Joining a single timepoint is that timepoint.
 // CHECK-LABEL: util.func private @join_one

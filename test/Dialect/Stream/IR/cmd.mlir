@@ -1,12 +1,9 @@
 // Round trip of the explicit command ops (stream.cmd.*), each optional part
 // included, and the reference's cmd.execute example.
-// RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
-// RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
+// RUN: fleet-stream-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: fleet-stream-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
 // RUN: FileCheck %s --input-file=%t.1
 
-util.global private @gpu0 = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
-util.global private @gpu1 = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
-util.global private @cpu = #hal.device.target<"local", {ordinal = 2 : index}> : !hal.device
 
 stream.executable private @ex {
   stream.executable.export public @a workgroups(%x: index) -> (index, index, index) {
@@ -40,7 +37,7 @@ stream.cmd.func private @ext_one() -> index
 util.func private @reference_example(%tp: !stream.timepoint, %in: !stream.resource<external>, %isz: index, %tmp: !stream.resource<transient>, %tsz: index, %off: index, %n: index, %k: i32) {
   %c0 = arith.constant 0 : index
   %c0_i32 = arith.constant 0 : i32
-  // CHECK:      %{{.+}} = stream.cmd.execute once on(#hal.device.affinity<@gpu0>) await(%arg0) => with(%arg1 as %[[CI:.+]]: !stream.resource<external>{%arg2}, %arg3 as %[[CT:.+]]: !stream.resource<transient>{%arg4}) {
+  // CHECK:      %{{.+}} = stream.cmd.execute once on(#stream.test.affinity<"gpu0">) await(%arg0) => with(%arg1 as %[[CI:.+]]: !stream.resource<external>{%arg2}, %arg3 as %[[CT:.+]]: !stream.resource<transient>{%arg4}) {
   // CHECK-NEXT:   stream.cmd.concurrent {
   // CHECK-NEXT:     stream.cmd.fill %c0_i32, %[[CT]][%c0 for %arg4] : i32 -> !stream.resource<transient>{%arg4}
   // CHECK-NEXT:     stream.cmd.copy %[[CI]][%c0], %[[CT]][%arg5], %arg2 : !stream.resource<external>{%arg2} -> !stream.resource<transient>{%arg4}
@@ -51,11 +48,11 @@ util.func private @reference_example(%tp: !stream.timepoint, %in: !stream.resour
   // CHECK-NEXT:       rw %[[CT]][%c0 for %arg4] : !stream.resource<transient>{%arg4}
   // CHECK-NEXT:     }
   // CHECK-NEXT:   }
-  // CHECK-NEXT:   stream.cmd.flush to(#hal.device.affinity<@cpu>) %[[CT]][%c0 for %arg4] : !stream.resource<transient>{%arg4}
-  // CHECK-NEXT:   stream.cmd.invalidate from(#hal.device.affinity<@gpu1>) %[[CT]][%c0 for %arg4] : !stream.resource<transient>{%arg4}
+  // CHECK-NEXT:   stream.cmd.flush to(#stream.test.affinity<"cpu">) %[[CT]][%c0 for %arg4] : !stream.resource<transient>{%arg4}
+  // CHECK-NEXT:   stream.cmd.invalidate from(#stream.test.affinity<"gpu1">) %[[CT]][%c0 for %arg4] : !stream.resource<transient>{%arg4}
   // CHECK-NEXT:   stream.cmd.discard %[[CT]][%c0 for %arg4] : !stream.resource<transient>{%arg4}
   // CHECK-NEXT: } => !stream.timepoint
-  %done = stream.cmd.execute once on(#hal.device.affinity<@gpu0>) await(%tp) => with(%in as %ci: !stream.resource<external>{%isz}, %tmp as %ct: !stream.resource<transient>{%tsz}) {
+  %done = stream.cmd.execute once on(#stream.test.affinity<"gpu0">) await(%tp) => with(%in as %ci: !stream.resource<external>{%isz}, %tmp as %ct: !stream.resource<transient>{%tsz}) {
     stream.cmd.concurrent {
       stream.cmd.fill %c0_i32, %ct[%c0 for %tsz] : i32 -> !stream.resource<transient>{%tsz}
       stream.cmd.copy %ci[%c0], %ct[%off], %isz : !stream.resource<external>{%isz} -> !stream.resource<transient>{%tsz}
@@ -66,8 +63,8 @@ util.func private @reference_example(%tp: !stream.timepoint, %in: !stream.resour
         rw %ct[%c0 for %tsz] : !stream.resource<transient>{%tsz}
       }
     }
-    stream.cmd.flush to(#hal.device.affinity<@cpu>) %ct[%c0 for %tsz] : !stream.resource<transient>{%tsz}
-    stream.cmd.invalidate from(#hal.device.affinity<@gpu1>) %ct[%c0 for %tsz] : !stream.resource<transient>{%tsz}
+    stream.cmd.flush to(#stream.test.affinity<"cpu">) %ct[%c0 for %tsz] : !stream.resource<transient>{%tsz}
+    stream.cmd.invalidate from(#stream.test.affinity<"gpu1">) %ct[%c0 for %tsz] : !stream.resource<transient>{%tsz}
     stream.cmd.discard %ct[%c0 for %tsz] : !stream.resource<transient>{%tsz}
   } => !stream.timepoint
   util.return
@@ -82,8 +79,8 @@ util.func private @optional_parts(%r: !stream.resource<transient>, %sz: index, %
   // CHECK-NEXT: } => !stream.timepoint attributes {x}
   %t0 = stream.cmd.execute with() {
   } => !stream.timepoint attributes {x}
-  // CHECK: stream.cmd.execute on(#hal.device.affinity<@gpu1>) with(%arg0 as %[[R:.+]]: !stream.resource<transient>{%arg1}, %arg2 as %[[E:.+]]: !stream.resource<external>{%arg3}) {
-  %t1 = stream.cmd.execute on(#hal.device.affinity<@gpu1>) with(%r as %cr: !stream.resource<transient>{%sz}, %e as %ce: !stream.resource<external>{%esz}) {
+  // CHECK: stream.cmd.execute on(#stream.test.affinity<"gpu1">) with(%arg0 as %[[R:.+]]: !stream.resource<transient>{%arg1}, %arg2 as %[[E:.+]]: !stream.resource<external>{%arg3}) {
+  %t1 = stream.cmd.execute on(#stream.test.affinity<"gpu1">) with(%r as %cr: !stream.resource<transient>{%sz}, %e as %ce: !stream.resource<external>{%esz}) {
     // Nesting and attributes after the region.
     // CHECK:      stream.cmd.serial {
     // CHECK-NEXT:   stream.cmd.concurrent {

@@ -1,10 +1,9 @@
 // Round trip of stream executables, the ops used inside dispatch functions,
 // stream.context.resolve and the test-only ops.
-// RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
-// RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
+// RUN: fleet-stream-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: fleet-stream-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
 // RUN: FileCheck %s --input-file=%t.1
 
-util.global private @gpu0 = #hal.device.target<"local"> : !hal.device
 
 // The reference example.
 // CHECK-LABEL: stream.executable private @ex {
@@ -62,19 +61,19 @@ stream.executable @ex2 attributes {e} {
 
 // CHECK-LABEL: util.func private @resolve
 util.func private @resolve() {
-  // CHECK: stream.context.resolve : !hal.allocator
-  %alloc = stream.context.resolve : !hal.allocator
-  // CHECK: stream.context.resolve on(#hal.device.affinity<@gpu0, [1]>) : !hal.device, i64
-  %dev, %q = stream.context.resolve on(#hal.device.affinity<@gpu0, [1]>) : !hal.device, i64
-  // CHECK: stream.context.resolve on(#hal.device.promise<@later>) {c} : !hal.device
-  %dev2 = stream.context.resolve on(#hal.device.promise<@later>) {c} : !hal.device
+  // CHECK: stream.context.resolve : !util.buffer
+  %alloc = stream.context.resolve : !util.buffer
+  // CHECK: stream.context.resolve on(#stream.test.affinity<"gpu0">) : !util.buffer, i64
+  %dev, %q = stream.context.resolve on(#stream.test.affinity<"gpu0">) : !util.buffer, i64
+  // CHECK: stream.context.resolve on(#stream.test.affinity<"later">) {c} : !util.buffer
+  %dev2 = stream.context.resolve on(#stream.test.affinity<"later">) {c} : !util.buffer
   util.return
 }
 
 // CHECK-LABEL: util.func private @test_ops
-util.func private @test_ops(%v: !hal.buffer_view, %w0: !stream.test.fence, %w1: !stream.test.fence, %s: !stream.test.fence, %a: !stream.timepoint, %b: !stream.timepoint, %x: !stream.resource<*>, %sz: index) {
-  // CHECK: stream.test.timeline_aware(%arg0) waits(%arg1, %arg2) signals(%arg3) : (!hal.buffer_view) -> !hal.buffer_view
-  %o = stream.test.timeline_aware(%v) waits(%w0, %w1) signals(%s) : (!hal.buffer_view) -> !hal.buffer_view
+util.func private @test_ops(%v: !util.buffer, %w0: !stream.test.fence, %w1: !stream.test.fence, %s: !stream.test.fence, %a: !stream.timepoint, %b: !stream.timepoint, %x: !stream.resource<*>, %sz: index) {
+  // CHECK: stream.test.timeline_aware(%arg0) waits(%arg1, %arg2) signals(%arg3) : (!util.buffer) -> !util.buffer
+  %o = stream.test.timeline_aware(%v) waits(%w0, %w1) signals(%s) : (!util.buffer) -> !util.buffer
   // CHECK: stream.test.timeline_aware() waits() signals(%arg3) {t} : () -> ()
   stream.test.timeline_aware() waits() signals(%s) {t} : () -> ()
   // CHECK: stream.test.timeline_op await_limit(2) await(%arg4, %arg5) => with(%arg6) : (!stream.resource<*>{%arg7}) -> %arg6{%arg7} => !stream.timepoint

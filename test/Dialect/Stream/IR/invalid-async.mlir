@@ -1,6 +1,6 @@
 // Verifier and parser errors of the stream async ops, execution regions
 // and stream.yield: one case per rule.
-// RUN: fleet-opt %s -split-input-file -verify-diagnostics
+// RUN: fleet-stream-opt %s -split-input-file -verify-diagnostics
 
 util.func private @f(%sz: index) {
   // expected-error @+1 {{result #0 must be stream resource (any lifetime except staging)}}

@@ -1,5 +1,5 @@
 // Verifier and parser errors of the explicit command ops: one case per rule.
-// RUN: fleet-opt %s -split-input-file -verify-diagnostics
+// RUN: fleet-stream-opt %s -split-input-file -verify-diagnostics
 
 util.func private @f(%r: !stream.resource<transient>, %sz: index) {
   %tp = stream.cmd.execute with(%r as %cr: !stream.resource<transient>{%sz}) {

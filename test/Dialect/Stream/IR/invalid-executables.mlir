@@ -1,6 +1,6 @@
 // Verifier and parser errors of executables, the dispatch-side ops and the
 // test ops: one case per rule.
-// RUN: fleet-opt %s -split-input-file -verify-diagnostics
+// RUN: fleet-stream-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{expects parent op 'stream.executable'}}
 stream.executable.export public @e
@@ -119,9 +119,9 @@ util.func private @f(%x: !stream.resource<*>) {
 
 // -----
 
-util.func private @f(%w: !hal.fence, %s: !stream.test.fence) {
+util.func private @f(%w: !util.buffer, %s: !stream.test.fence) {
   // expected-error @+1 {{must be variadic of !stream.test.fence}}
-  "stream.test.timeline_aware"(%w, %s) <{operandSegmentSizes = array<i32: 0, 1, 1>}> : (!hal.fence, !stream.test.fence) -> ()
+  "stream.test.timeline_aware"(%w, %s) <{operandSegmentSizes = array<i32: 0, 1, 1>}> : (!util.buffer, !stream.test.fence) -> ()
   util.return
 }
 
@@ -129,7 +129,7 @@ util.func private @f(%w: !hal.fence, %s: !stream.test.fence) {
 
 util.func private @f() {
   // expected-error @+1 {{'affinity' failed to satisfy constraint: affinity attribute}}
-  %d = stream.context.resolve on(#hal.device.topology<links = []>) : !hal.device
+  %d = stream.context.resolve on(#stream.timepoint<immediate>) : !util.buffer
   util.return
 }
 

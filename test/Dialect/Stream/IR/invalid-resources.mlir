@@ -1,10 +1,10 @@
 // Verifier and parser errors of the stream resource ops: one case per rule.
-// RUN: fleet-opt %s -split-input-file -verify-diagnostics
+// RUN: fleet-stream-opt %s -split-input-file -verify-diagnostics
 
 util.func private @f(%sz: index) {
   // The word `uninitialized` is required on resource.alloca.
   // expected-error @+1 {{expected 'uninitialized'}}
-  %r, %t = stream.resource.alloca on(#hal.device.affinity<@d>) : !stream.resource<transient>{%sz} => !stream.timepoint
+  %r, %t = stream.resource.alloca on(#stream.test.affinity<"d">) : !stream.resource<transient>{%sz} => !stream.timepoint
   util.return
 }
 
@@ -37,7 +37,7 @@ util.func private @f(%r: !stream.resource<transient>, %sz: index, %off: index) {
 
 util.func private @f(%st: !stream.resource<staging>, %sz: index, %off: index) {
   // expected-error @+1 {{result #0 must be index or integer or floating-point or complex-type or vector of any type values}}
-  %x = stream.resource.load %st[%off] : !stream.resource<staging>{%sz} -> !hal.buffer
+  %x = stream.resource.load %st[%off] : !stream.resource<staging>{%sz} -> !util.buffer
   util.return
 }
 

@@ -1,25 +1,25 @@
 // Verifier and parser errors of the stream tensor ops: one case per rule.
-// RUN: fleet-opt %s -split-input-file -verify-diagnostics
+// RUN: fleet-stream-opt %s -split-input-file -verify-diagnostics
 
-util.func private @f(%v: !hal.buffer_view, %sz: index) {
+util.func private @f(%v: !util.buffer, %sz: index) {
   // expected-error @+1 {{result_encoding dimension count mismatch: expected 1, got 0}}
-  %r = stream.tensor.import %v : !hal.buffer_view -> tensor<?x16xf32> in !stream.resource<external>{%sz}
+  %r = stream.tensor.import %v : !util.buffer -> tensor<?x16xf32> in !stream.resource<external>{%sz}
   util.return
 }
 
 // -----
 
-util.func private @f(%v: !hal.buffer_view, %sz: index) {
-  // expected-error @+1 {{result_encoding must be a ranked tensor type, got '!hal.buffer'}}
-  %r = stream.tensor.import %v : !hal.buffer_view -> !hal.buffer in !stream.resource<external>{%sz}
+util.func private @f(%v: !util.buffer, %sz: index) {
+  // expected-error @+1 {{result_encoding must be a ranked tensor type, got '!util.buffer'}}
+  %r = stream.tensor.import %v : !util.buffer -> !util.buffer in !stream.resource<external>{%sz}
   util.return
 }
 
 // -----
 
-util.func private @f(%v: !hal.buffer_view, %sz: index) {
+util.func private @f(%v: !util.buffer, %sz: index) {
   // expected-error @+1 {{'affinity' failed to satisfy constraint: affinity attribute}}
-  %r = stream.tensor.import on(@gpu0) %v : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%sz}
+  %r = stream.tensor.import on(@gpu0) %v : !util.buffer -> tensor<4xf32> in !stream.resource<external>{%sz}
   util.return
 }
 
@@ -27,7 +27,7 @@ util.func private @f(%v: !hal.buffer_view, %sz: index) {
 
 util.func private @f(%r: !stream.resource<external>, %n: index, %sz: index) {
   // expected-error @+1 {{source_encoding dimension count mismatch: expected 0, got 1}}
-  %v = stream.tensor.export %r : tensor<4xf32>{%n} in !stream.resource<external>{%sz} -> !hal.buffer_view
+  %v = stream.tensor.export %r : tensor<4xf32>{%n} in !stream.resource<external>{%sz} -> !util.buffer
   util.return
 }
 

@@ -1,5 +1,5 @@
 // Verifier and parser errors of the stream timepoint ops: one case per rule.
-// RUN: fleet-opt %s -split-input-file -verify-diagnostics
+// RUN: fleet-stream-opt %s -split-input-file -verify-diagnostics
 
 util.func private @f(%tp: !stream.timepoint) {
   // The text form needs at least one resource.
@@ -45,22 +45,22 @@ util.func private @f(%x: index) {
 
 util.func private @f(%a: !stream.resource<external>, %sz: index) {
   // expected-error @+1 {{'affinity' failed to satisfy constraint: affinity attribute}}
-  %r, %t = stream.timepoint.barrier on(#hal.device.target<"local">) %a : !stream.resource<external>{%sz} => !stream.timepoint
+  %r, %t = stream.timepoint.barrier on(#stream.timepoint<immediate>) %a : !stream.resource<external>{%sz} => !stream.timepoint
   util.return
 }
 
 // -----
 
-util.func private @f(%f: !hal.fence) {
+util.func private @f(%f: !stream.test.fence) {
   // expected-error @+1 {{invalid kind of type specified: expected stream.timepoint, but found 'index'}}
-  %t = stream.timepoint.import %f : (!hal.fence) => index
+  %t = stream.timepoint.import %f : (!stream.test.fence) => index
   util.return
 }
 
 // -----
 
-util.func private @f(%t: index, %f: !hal.fence) {
+util.func private @f(%t: index, %f: !stream.test.fence) {
   // expected-error @+1 {{operand #0 must be !stream.timepoint}}
-  "stream.timepoint.chain_external"(%t, %f) : (index, !hal.fence) -> ()
+  "stream.timepoint.chain_external"(%t, %f) : (index, !stream.test.fence) -> ()
   util.return
 }

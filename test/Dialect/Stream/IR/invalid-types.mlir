@@ -1,4 +1,4 @@
-// RUN: fleet-opt %s -split-input-file -verify-diagnostics
+// RUN: fleet-stream-opt %s -split-input-file -verify-diagnostics
 
 // expected-error @+1 {{expected one of ["*"*, external, staging, transient, variable, constant] for resource lifetime, got: forever}}
 util.func private @f(%a: !stream.resource<forever>)

@@ -3,7 +3,7 @@
 // stream.tensor.constant and stream.async.constant; the names survive a
 // round trip. Ops IREE names nothing print %N (or their ODS result names
 // when they have several results).
-// RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: fleet-stream-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
 // RUN: FileCheck %s --input-file=%t.1
 
 // CHECK-LABEL: @names

@@ -1,6 +1,6 @@
 // stream types and attributes, every lifetime spelling.
-// RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
-// RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
+// RUN: fleet-stream-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: fleet-stream-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
 // RUN: FileCheck %s --input-file=%t.1
 
 // CHECK: (%arg0: !stream.resource<*>, %arg1: !stream.resource<external>, %arg2: !stream.resource<staging>, %arg3: !stream.resource<transient>, %arg4: !stream.resource<variable>, %arg5: !stream.resource<constant>, %arg6: !stream.timepoint, %arg7: !stream.binding, %arg8: !stream.test.fence)

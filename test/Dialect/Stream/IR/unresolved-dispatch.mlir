@@ -3,8 +3,8 @@
 // written (IREE checks an entry point only when it resolves;
 // docs/ir-reference.md "Unresolved dispatches").
 
-// RUN: fleet-opt %s | FileCheck %s
-// RUN: fleet-opt %s | fleet-opt | FileCheck %s
+// RUN: fleet-stream-opt %s | FileCheck %s
+// RUN: fleet-stream-opt %s | fleet-opt | FileCheck %s
 
 stream.executable private @ex {
   stream.executable.export public @present workgroups() -> (index, index, index) {

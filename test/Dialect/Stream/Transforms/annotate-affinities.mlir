@@ -1,21 +1,31 @@
-// RUN: fleet-opt %s --stream-annotate-affinities | FileCheck %s
+// RUN: fleet-stream-opt %s --split-input-file --stream-annotate-affinities | FileCheck %s
 
 // The analysis at input level: the second dispatch reads a value moved to
-// @b, so it executes on @b; exports pin their operand.
-module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
-  util.global private @a = #hal.device.target<"local"> : !hal.device
-  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
-  util.func private @f() attributes {stream.affinity = #hal.device.affinity<@a>}
-  util.func public @mul(%arg0: !hal.buffer_view) -> !hal.buffer_view {
-    // CHECK: hal.tensor.import {{.+}} {stream.affinities = [#hal.device.affinity<@a>], stream.affinities.operands = [unit], stream.affinities.results = [#hal.device.affinity<@a>], stream.affinities.results.pins = {{\[\[\]\]}}}
-    %0 = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<4xf32>
-    // CHECK: flow.tensor.transfer {{.+}} stream.affinities.results = [#hal.device.affinity<@b>]
-    %1 = flow.tensor.transfer %0 : tensor<4xf32> to #hal.device.affinity<@b>
-    // CHECK: flow.dispatch {{.+}} {stream.affinities = [#hal.device.affinity<@b>]
+// "b", so it executes on "b"; a result with iree.abi.affinity pins its value.
+// (HAL's import/export ops: test/Dialect/HAL/Transforms/annotate-affinities-hal-ops.mlir.)
+module attributes {stream.affinity.default = #stream.test.affinity<"a">} {
+  util.func private @f() attributes {stream.affinity = #stream.test.affinity<"a">}
+  util.func public @mul(%arg0: tensor<4xf32>) -> (tensor<4xf32> {iree.abi.affinity = #stream.test.affinity<"a">}) {
+    // CHECK: flow.tensor.transfer {{.+}} {stream.affinities = [#stream.test.affinity<"a">], stream.affinities.operands = [#stream.test.affinity<"a">], stream.affinities.results = [#stream.test.affinity<"b">]
+    %1 = flow.tensor.transfer %arg0 : tensor<4xf32> to #stream.test.affinity<"b">
+    // CHECK: flow.dispatch {{.+}} {stream.affinities = [#stream.test.affinity<"b">]
     %2 = flow.dispatch @f::@g(%1) : (tensor<4xf32>) -> tensor<4xf32>
-    // CHECK: flow.tensor.transfer {{.+}} stream.affinities.results.pins = {{\[\[}}#hal.device.affinity<@a>]]
-    %3 = flow.tensor.transfer %2 : tensor<4xf32> to #hal.device.affinity<@a>
-    %4 = hal.tensor.export on(#hal.device.affinity<@a>) %3 "output0" : tensor<4xf32> -> !hal.buffer_view
-    util.return %4 : !hal.buffer_view
+    // CHECK: flow.tensor.transfer {{.+}} stream.affinities.results.pins = {{\[\[}}#stream.test.affinity<"a">]]
+    %3 = flow.tensor.transfer %2 : tensor<4xf32> to #stream.test.affinity<"a">
+    util.return %3 : tensor<4xf32>
   }
+}
+
+// -----
+
+// A value exported on two devices is pinned to both (stream.tensor.export
+// pins its operand, AffinityOpInterface::pinsOperandPlacement).
+// CHECK-LABEL: @two_pins
+util.func public @two_pins(%r: !stream.resource<external>, %sz: index) -> (!util.buffer, !util.buffer) {
+  %c0 = arith.constant 0 : index
+  // CHECK: stream.async.dispatch {{.+}}stream.affinities.results.pins = {{\[\[}}#stream.test.affinity<"b">, #stream.test.affinity<"a">]]
+  %d = stream.async.dispatch on(#stream.test.affinity<"a">) @ex::@f(%r[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
+  %ta = stream.tensor.export on(#stream.test.affinity<"a">) %d : tensor<4xf32> in !stream.resource<external>{%sz} -> !util.buffer
+  %tb = stream.tensor.export on(#stream.test.affinity<"b">) %d : tensor<4xf32> in !stream.resource<external>{%sz} -> !util.buffer
+  util.return %ta, %tb : !util.buffer, !util.buffer
 }

@@ -1,78 +1,44 @@
-// RUN: fleet-opt %s --split-input-file --stream-elide-async-copies | FileCheck %s
+// RUN: fleet-stream-opt %s --split-input-file --stream-elide-async-copies | FileCheck %s
 
-// A unified link lets the consumer use the producer's memory: elided.
-// CHECK-LABEL: @unified
+// The pass asks stream::DeviceTopology, answered by the affinity's dialect;
+// test devices are the same only when named alike and have no links. HAL's
+// topology links: test/Dialect/HAL/Transforms/elide-async-copies-topology.mlir.
+
+// A transfer between two affinities of one device: elided.
+// CHECK-LABEL: @same_device
 // CHECK-NOT: stream.async.transfer
 // CHECK: util.return %arg0
-module attributes {stream.topology = #hal.device.topology<links = [(@a -> @b = {unified_memory = true})]>} {
-  util.global private @a = #hal.device.target<"local"> : !hal.device
-  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
-  util.func public @unified(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
-    // unified_memory written a -> b holds both ways: b reads a's memory too.
-    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@b>) !stream.resource<transient>{%sz}
-    util.return %t : !stream.resource<transient>
-  }
+util.func public @same_device(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
+  %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#stream.test.affinity<"a">) -> to(#stream.test.affinity<"a">) !stream.resource<transient>{%sz}
+  util.return %t : !stream.resource<transient>
 }
 
 // -----
 
-// No link: the copy stays.
-// CHECK-LABEL: @absent
+// Two devices without a link: the copy stays.
+// CHECK-LABEL: @other_device
 // CHECK: stream.async.transfer
-module attributes {stream.topology = #hal.device.topology<links = []>} {
-  util.global private @a = #hal.device.target<"local"> : !hal.device
-  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
-  util.func public @absent(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
-    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@b>) !stream.resource<transient>{%sz}
-    util.return %t : !stream.resource<transient>
-  }
+util.func public @other_device(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
+  %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#stream.test.affinity<"a">) -> to(#stream.test.affinity<"b">) !stream.resource<transient>{%sz}
+  util.return %t : !stream.resource<transient>
 }
 
 // -----
 
-// transparent_access (@b -> @a): b, the consumer, reaches a's memory, so a
-// transfer a -> b is elided...
-// CHECK-LABEL: @consumer_reaches_producer
-// CHECK-NOT: stream.async.transfer
-module attributes {stream.topology = #hal.device.topology<links = [(@b -> @a = {transparent_access = true})]>} {
-  util.global private @a = #hal.device.target<"local"> : !hal.device
-  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
-  util.func public @consumer_reaches_producer(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
-    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@b>) !stream.resource<transient>{%sz}
-    util.return %t : !stream.resource<transient>
-  }
-}
-
-// -----
-
-// ...but not the other direction: a consumer a cannot reach b's memory.
-// CHECK-LABEL: @producer_reaches_consumer
+// A transfer that changes the lifetime stays, even on one device.
+// CHECK-LABEL: @lifetime_change
 // CHECK: stream.async.transfer
-module attributes {stream.topology = #hal.device.topology<links = [(@b -> @a = {transparent_access = true})]>} {
-  util.global private @a = #hal.device.target<"local"> : !hal.device
-  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
-  util.func public @producer_reaches_consumer(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
-    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.affinity<@b>) -> to(#hal.device.affinity<@a>) !stream.resource<transient>{%sz}
-    util.return %t : !stream.resource<transient>
-  }
+util.func public @lifetime_change(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<external> {
+  %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#stream.test.affinity<"a">) -> to(#stream.test.affinity<"a">) !stream.resource<external>{%sz}
+  util.return %t : !stream.resource<external>
 }
 
 // -----
 
-// export_import alone is not direct access: the copy stays. Lifetime
-// changes always stay. The same device (backend and ordinal) needs no copy.
-// CHECK-LABEL: @kept_and_same
-// CHECK: stream.async.transfer %arg0 {{.+}} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@b>)
-// CHECK: stream.async.transfer %arg0 {{.+}} -> to(#hal.device.affinity<@a>) !stream.resource<external>
-// CHECK-NOT: stream.async.transfer
-module attributes {stream.topology = #hal.device.topology<links = [(@b -> @a = {}, {export_import = true})]>} {
-  util.global private @a = #hal.device.target<"local"> : !hal.device
-  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
-  util.global private @a_too = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
-  util.func public @kept_and_same(%r: !stream.resource<transient>, %sz: index) -> (!stream.resource<transient>, !stream.resource<external>, !stream.resource<transient>) {
-    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@b>) !stream.resource<transient>{%sz}
-    %e = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a>) !stream.resource<external>{%sz}
-    %s = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.affinity<@a>) -> to(#hal.device.affinity<@a_too>) !stream.resource<transient>{%sz}
-    util.return %t, %e, %s : !stream.resource<transient>, !stream.resource<external>, !stream.resource<transient>
-  }
+// A set of candidate devices names no single device: kept.
+// CHECK-LABEL: @candidate_set
+// CHECK: stream.async.transfer
+util.func public @candidate_set(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
+  %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#stream.test.affinity<"a", "b">) -> to(#stream.test.affinity<"a">) !stream.resource<transient>{%sz}
+  util.return %t : !stream.resource<transient>
 }

@@ -1,4 +1,4 @@
-// RUN: fleet-opt %s --stream-propagate-timepoints | FileCheck %s
+// RUN: fleet-stream-opt %s --stream-propagate-timepoints | FileCheck %s
 
 stream.executable private @ex {
   stream.executable.export public @f workgroups() -> (index, index, index) {
@@ -19,7 +19,7 @@ stream.executable private @ex {
 // CHECK: %[[IMM:.+]] = stream.timepoint.immediate
 // CHECK: %[[L:.+]]:2 = scf.for {{.+}} iter_args(%[[R:.+]] = %arg0, %[[T:.+]] = %[[IMM]])
 // CHECK-NOT: stream.timepoint.await
-// CHECK: %[[NR:.+]], %[[NT:.+]] = stream.async.execute on(#hal.device.affinity<@a>) await(%[[T]]) => with(%[[R]] as
+// CHECK: %[[NR:.+]], %[[NT:.+]] = stream.async.execute on(#stream.test.affinity<"a">) await(%[[T]]) => with(%[[R]] as
 // CHECK: scf.yield %[[NR]], %[[NT]]
 // CHECK: stream.timepoint.await %[[L]]#1 => %[[L]]#0
 util.func public @loop(%x: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
@@ -27,7 +27,7 @@ util.func public @loop(%x: !stream.resource<transient>, %sz: index) -> !stream.r
   %c1 = arith.constant 1 : index
   %c10 = arith.constant 10 : index
   %out = scf.for %i = %c0 to %c10 step %c1 iter_args(%r = %x) -> (!stream.resource<transient>) {
-    %n, %t = stream.async.execute on(#hal.device.affinity<@a>) with(%r as %cr: !stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz} {
+    %n, %t = stream.async.execute on(#stream.test.affinity<"a">) with(%r as %cr: !stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz} {
       %d = stream.async.dispatch @ex::@f(%cr[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
       stream.yield %d : !stream.resource<transient>{%sz}
     } => !stream.timepoint

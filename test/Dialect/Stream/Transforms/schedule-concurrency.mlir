@@ -1,4 +1,4 @@
-// RUN: fleet-opt %s --stream-schedule-concurrency | FileCheck %s
+// RUN: fleet-stream-opt %s --stream-schedule-concurrency | FileCheck %s
 
 stream.executable private @ex {
   stream.executable.export public @f workgroups() -> (index, index, index) {
@@ -22,7 +22,7 @@ stream.executable private @ex {
 // CHECK: stream.async.dispatch @ex::@f(%[[P]]#0
 util.func public @waves(%x: !stream.resource<external>, %sz: index) -> !stream.resource<transient> {
   %c0 = arith.constant 0 : index
-  %r, %t = stream.async.execute on(#hal.device.affinity<@a>) with(%x as %cx: !stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz} {
+  %r, %t = stream.async.execute on(#stream.test.affinity<"a">) with(%x as %cx: !stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz} {
     %a = stream.async.dispatch @ex::@f(%cx[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
     %b = stream.async.dispatch @ex::@f(%cx[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
     %c = stream.async.dispatch @ex::@f(%a[%c0 to %sz for %sz], %b[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}

@@ -1,4 +1,4 @@
-// RUN: fleet-opt %s --split-input-file --stream-schedule-execution | FileCheck %s
+// RUN: fleet-stream-opt %s --split-input-file --stream-schedule-execution | FileCheck %s
 
 stream.executable private @ex {
   stream.executable.export public @f workgroups() -> (index, index, index) {
@@ -18,20 +18,20 @@ stream.executable private @ex {
 // CHECK-LABEL: @aware_call
 // CHECK: %[[R:.+]], %[[T:.+]] = stream.async.execute
 // CHECK-NOT: stream.timepoint.await
-// CHECK: %[[V:.+]] = stream.tensor.export on(#hal.device.affinity<@a>) %[[R]]
-// CHECK: %[[W:.+]] = stream.timepoint.export on(#hal.device.affinity<@a>) %[[T]] => (!stream.test.fence)
+// CHECK: %[[V:.+]] = stream.tensor.export on(#stream.test.affinity<"a">) %[[R]]
+// CHECK: %[[W:.+]] = stream.timepoint.export on(#stream.test.affinity<"a">) %[[T]] => (!stream.test.fence)
 // CHECK: %[[O:.+]] = stream.test.timeline_aware(%[[V]]) waits(%[[W]]) signals(%arg2)
-// CHECK: %[[I:.+]] = stream.tensor.import on(#hal.device.affinity<@a>) %[[O]]
-// CHECK: %[[S:.+]] = stream.timepoint.import on(#hal.device.affinity<@a>) %arg2 : (!stream.test.fence) => !stream.timepoint
+// CHECK: %[[I:.+]] = stream.tensor.import on(#stream.test.affinity<"a">) %[[O]]
+// CHECK: %[[S:.+]] = stream.timepoint.import on(#stream.test.affinity<"a">) %arg2 : (!stream.test.fence) => !stream.timepoint
 // CHECK-NOT: stream.timepoint.await
-// CHECK: stream.async.execute on(#hal.device.affinity<@a>) await(%[[S]]) => with(%[[I]] as
+// CHECK: stream.async.execute on(#stream.test.affinity<"a">) await(%[[S]]) => with(%[[I]] as
 util.func public @aware_call(%x: !stream.resource<external>, %sz: index, %s: !stream.test.fence) -> !stream.resource<transient> {
   %c0 = arith.constant 0 : index
-  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
-  %v = stream.tensor.export on(#hal.device.affinity<@a>) %a : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
-  %o = stream.test.timeline_aware(%v) waits() signals(%s) : (!hal.buffer_view) -> !hal.buffer_view
-  %r = stream.tensor.import on(#hal.device.affinity<@a>) %o : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%sz}
-  %b = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%r[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  %a = stream.async.dispatch on(#stream.test.affinity<"a">) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
+  %v = stream.tensor.export on(#stream.test.affinity<"a">) %a : tensor<4xf32> in !stream.resource<external>{%sz} -> !util.buffer
+  %o = stream.test.timeline_aware(%v) waits() signals(%s) : (!util.buffer) -> !util.buffer
+  %r = stream.tensor.import on(#stream.test.affinity<"a">) %o : !util.buffer -> tensor<4xf32> in !stream.resource<external>{%sz}
+  %b = stream.async.dispatch on(#stream.test.affinity<"a">) @ex::@f(%r[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
   util.return %b : !stream.resource<transient>
 }
 
@@ -53,20 +53,20 @@ stream.executable private @ex {
 // through its own wait fence, with no host wait in between.
 // CHECK-LABEL: @two_calls
 // CHECK: %[[O1:.+]] = stream.test.timeline_aware(%{{.+}}) waits(%{{.+}}) signals(%arg2)
-// CHECK: %[[S1:.+]] = stream.timepoint.import on(#hal.device.affinity<@a>) %arg2
-// CHECK: %[[W2:.+]] = stream.timepoint.export on(#hal.device.affinity<@a>) %[[S1]] => (!stream.test.fence)
+// CHECK: %[[S1:.+]] = stream.timepoint.import on(#stream.test.affinity<"a">) %arg2
+// CHECK: %[[W2:.+]] = stream.timepoint.export on(#stream.test.affinity<"a">) %[[S1]] => (!stream.test.fence)
 // CHECK: stream.test.timeline_aware(%{{.+}}) waits(%[[W2]]) signals(%arg3)
 // CHECK-NOT: stream.timepoint.await
 // CHECK: util.return
-util.func public @two_calls(%x: !stream.resource<external>, %sz: index, %s1: !stream.test.fence, %s2: !stream.test.fence) -> !hal.buffer_view {
+util.func public @two_calls(%x: !stream.resource<external>, %sz: index, %s1: !stream.test.fence, %s2: !stream.test.fence) -> !util.buffer {
   %c0 = arith.constant 0 : index
-  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
-  %v = stream.tensor.export on(#hal.device.affinity<@a>) %a : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
-  %o1 = stream.test.timeline_aware(%v) waits() signals(%s1) : (!hal.buffer_view) -> !hal.buffer_view
-  %r1 = stream.tensor.import on(#hal.device.affinity<@a>) %o1 : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%sz}
-  %v1 = stream.tensor.export on(#hal.device.affinity<@a>) %r1 : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
-  %o2 = stream.test.timeline_aware(%v1) waits() signals(%s2) : (!hal.buffer_view) -> !hal.buffer_view
-  util.return %o2 : !hal.buffer_view
+  %a = stream.async.dispatch on(#stream.test.affinity<"a">) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
+  %v = stream.tensor.export on(#stream.test.affinity<"a">) %a : tensor<4xf32> in !stream.resource<external>{%sz} -> !util.buffer
+  %o1 = stream.test.timeline_aware(%v) waits() signals(%s1) : (!util.buffer) -> !util.buffer
+  %r1 = stream.tensor.import on(#stream.test.affinity<"a">) %o1 : !util.buffer -> tensor<4xf32> in !stream.resource<external>{%sz}
+  %v1 = stream.tensor.export on(#stream.test.affinity<"a">) %r1 : tensor<4xf32> in !stream.resource<external>{%sz} -> !util.buffer
+  %o2 = stream.test.timeline_aware(%v1) waits() signals(%s2) : (!util.buffer) -> !util.buffer
+  util.return %o2 : !util.buffer
 }
 
 // -----
@@ -88,14 +88,14 @@ stream.executable private @ex {
 // awaits the producer, not the call's signal), so no wait cycle forms.
 // CHECK-LABEL: @shared
 // CHECK: %[[R:.+]], %[[T:.+]] = stream.async.execute
-// CHECK: stream.timepoint.export on(#hal.device.affinity<@a>) %[[T]]
+// CHECK: stream.timepoint.export on(#stream.test.affinity<"a">) %[[T]]
 // CHECK: stream.test.timeline_aware
-// CHECK: stream.async.execute on(#hal.device.affinity<@a>) await(%[[T]]) => with(%[[R]] as
-util.func public @shared(%x: !stream.resource<external>, %sz: index, %s: !stream.test.fence) -> (!hal.buffer_view, !stream.resource<transient>) {
+// CHECK: stream.async.execute on(#stream.test.affinity<"a">) await(%[[T]]) => with(%[[R]] as
+util.func public @shared(%x: !stream.resource<external>, %sz: index, %s: !stream.test.fence) -> (!util.buffer, !stream.resource<transient>) {
   %c0 = arith.constant 0 : index
-  %a = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
-  %v = stream.tensor.export on(#hal.device.affinity<@a>) %a : tensor<4xf32> in !stream.resource<external>{%sz} -> !hal.buffer_view
-  %o = stream.test.timeline_aware(%v) waits() signals(%s) : (!hal.buffer_view) -> !hal.buffer_view
-  %b = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@f(%a[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
-  util.return %o, %b : !hal.buffer_view, !stream.resource<transient>
+  %a = stream.async.dispatch on(#stream.test.affinity<"a">) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<external>{%sz}
+  %v = stream.tensor.export on(#stream.test.affinity<"a">) %a : tensor<4xf32> in !stream.resource<external>{%sz} -> !util.buffer
+  %o = stream.test.timeline_aware(%v) waits() signals(%s) : (!util.buffer) -> !util.buffer
+  %b = stream.async.dispatch on(#stream.test.affinity<"a">) @ex::@f(%a[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+  util.return %o, %b : !util.buffer, !stream.resource<transient>
 }

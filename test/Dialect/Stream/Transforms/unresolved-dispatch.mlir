@@ -3,19 +3,18 @@
 // write every resource operand: schedule-allocation binds them read-write,
 // schedule-concurrency keeps them out of concurrent regions.
 
-// RUN: fleet-opt --codegen-configure-workgroups %s | FileCheck %s --check-prefix=KEEP
-// RUN: fleet-opt --stream-annotate-affinities %s | FileCheck %s --check-prefix=KEEP
-// RUN: fleet-opt --stream-refine-usage %s | FileCheck %s --check-prefix=KEEP
-// RUN: fleet-opt --stream-elide-async-copies %s | FileCheck %s --check-prefix=KEEP
-// RUN: fleet-opt --stream-place-transfer-executions %s | FileCheck %s --check-prefix=KEEP
-// RUN: fleet-opt --stream-schedule-execution %s | FileCheck %s --check-prefix=KEEP
-// RUN: fleet-opt --stream-propagate-timepoints %s | FileCheck %s --check-prefix=KEEP
-// RUN: fleet-opt --stream-elide-timepoints %s | FileCheck %s --check-prefix=KEEP
+// RUN: fleet-stream-opt --stream-annotate-affinities %s | FileCheck %s --check-prefix=KEEP
+// RUN: fleet-stream-opt --stream-refine-usage %s | FileCheck %s --check-prefix=KEEP
+// RUN: fleet-stream-opt --stream-elide-async-copies %s | FileCheck %s --check-prefix=KEEP
+// RUN: fleet-stream-opt --stream-place-transfer-executions %s | FileCheck %s --check-prefix=KEEP
+// RUN: fleet-stream-opt --stream-schedule-execution %s | FileCheck %s --check-prefix=KEEP
+// RUN: fleet-stream-opt --stream-propagate-timepoints %s | FileCheck %s --check-prefix=KEEP
+// RUN: fleet-stream-opt --stream-elide-timepoints %s | FileCheck %s --check-prefix=KEEP
 // KEEP: stream.async.dispatch @absent::@fn
 // KEEP: stream.async.dispatch @ex::@missing
 // KEEP: stream.async.dispatch @ex::@present
 
-// RUN: fleet-opt --stream-refine-usage --stream-schedule-execution --stream-schedule-concurrency %s | FileCheck %s --check-prefix=CONC
+// RUN: fleet-stream-opt --stream-refine-usage --stream-schedule-execution --stream-schedule-concurrency %s | FileCheck %s --check-prefix=CONC
 // The resolved dispatch and the copy run concurrently; the unresolved one,
 // which may write %r, runs alone.
 // CONC: stream.async.execute
@@ -26,7 +25,7 @@
 // CONC-DAG: stream.async.dispatch @ex::@present
 // CONC-DAG: stream.async.clone
 
-// RUN: fleet-opt --stream-refine-usage --stream-schedule-execution --stream-schedule-concurrency --stream-schedule-allocation %s | FileCheck %s --check-prefix=ALLOC
+// RUN: fleet-stream-opt --stream-refine-usage --stream-schedule-execution --stream-schedule-concurrency --stream-schedule-allocation %s | FileCheck %s --check-prefix=ALLOC
 // ALLOC: stream.cmd.dispatch @absent::@fn {
 // ALLOC-NEXT: rw
 // ALLOC: stream.cmd.dispatch @ex::@missing {

@@ -238,7 +238,7 @@ def HAL_EncodingTypeOp : HAL_Op<"encoding_type", [
 //===----------------------------------------------------------------------===//
 
 def HAL_TensorImportOp : HAL_Op<"tensor.import", [
-    Pure, AttrSizedOperandSegments]> {
+    Pure, AttrSizedOperandSegments, Stream_AffinityOp]> {
   let summary = "Imports a buffer or buffer view as a tensor";
   let description = [{
     The tensor held by an external `!hal.buffer` or `!hal.buffer_view`,
@@ -279,7 +279,8 @@ def HAL_TensorImportOp : HAL_Op<"tensor.import", [
   let hasVerifier = 1;
 }
 
-def HAL_TensorExportOp : HAL_Op<"tensor.export", [Pure]> {
+def HAL_TensorExportOp : HAL_Op<"tensor.export", [Pure,
+    DeclareOpInterfaceMethods<Stream_AffinityOp, ["pinsOperandPlacement"]>]> {
   let summary = "Exports a tensor as a buffer or buffer view";
   let description = [{
     The reverse of `hal.tensor.import`. The source type may be written
@@ -336,6 +337,7 @@ def HAL_TensorBarrierOp : HAL_Op<"tensor.barrier", [
 
 def HAL_TensorAliasOp : HAL_Op<"tensor.alias", [
     Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Stream_AffinityOp, ["pinsOperandPlacement"]>,
     AllTypesMatch<["source", "result"]>,
     DeclareOpInterfaceMethods<Util_TiedOp, [
         "getTiedOperandsIndexAndLength", "getTiedResultOperandIndex"]>]> {

@@ -5,6 +5,7 @@
 #include "fleet/Dialect/HAL/IR/HALAsm.h"
 #include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "fleet/Dialect/HAL/IR/HALTraits.h"
+#include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -18,8 +18,9 @@
 //     lives; with none, on the default of its innermost ancestor carrying
 //     `stream.affinity`, else the module's `stream.affinity.default`.
 //  4. Pins of a value: the affinities of ops that fix where it must be
-//     consumed (exports with `on(...)`, `stream.tensor.export`, results of a
-//     function whose result carries `iree.abi.affinity`).
+//     consumed (ops whose AffinityOpInterface says they pin their operands:
+//     exports and aliases with `on(...)`; results of a function whose result
+//     carries `iree.abi.affinity`); getUsePin is the one rule.
 //  5. Globals: a tensor global lives at its home, the `stream.affinity` on
 //     the util.global, else the module's `stream.affinity.default`; loads
 //     live there and stores execute there (getGlobalHomeAffinity).
@@ -79,6 +80,13 @@ private:
 
 /// Where the global `global` (a util.global) lives (rule 5), or null.
 mlir::Attribute getGlobalHomeAffinity(mlir::Operation *global);
+
+/// The affinity `use` pins its value to (rule 4), or null: the affinity of
+/// an op that hands the value to the host there (AffinityOpInterface::
+/// pinsOperandPlacement: stream.tensor.export, hal.tensor.export/alias), or
+/// the `iree.abi.affinity` of the function result it is returned as. The one
+/// owner of the rule; the analysis and place-transfer-executions use it.
+mlir::Attribute getUsePin(mlir::OpOperand &use);
 
 /// The explicit execution affinity an op names itself (rule 1), or null.
 mlir::Attribute getPinnedExecutionAffinity(mlir::Operation *op);

@@ -146,4 +146,20 @@ def Stream_TimepointAttr : AttrDef<Stream_Dialect, "Timepoint"> {
   let hasCustomAssemblyFormat = 1;
 }
 
+def Stream_TestAffinityAttr : AttrDef<Stream_Dialect, "TestAffinity", [
+    DeclareAttrInterfaceMethods<Stream_AffinityAttr>]> {
+  let mnemonic = "test.affinity";
+  let summary = "Test-only affinity naming devices by string";
+  let description = [{
+    `#stream.test.affinity<"a">` is device `a`; `#stream.test.affinity<"a",
+    "b">` is a set of candidate devices (like #hal.device.optimal). Lets
+    Stream's own tests run without HAL: two test affinities are the same
+    device only when they name the same single device, and no test device
+    reaches another's memory (stream::DeviceTopology).
+  }];
+  let parameters = (ins ArrayRefParameter<"::mlir::StringAttr">:$devices);
+  let assemblyFormat = "`<` $devices `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // FLEET_DIALECT_STREAM_IR_STREAMBASE_TD

@@ -10,9 +10,15 @@ def Stream_AffinityAttr : AttrInterface<"AffinityAttrInterface"> {
   let description = [{
     An attribute naming where work executes or a value lives (a device, a
     promised device, or a set of candidate devices). Implemented by the hal
-    affinity attributes.
+    affinity attributes and, for Stream's own tests, `#stream.test.affinity`.
+    Questions that need the whole module (device identity, links) go through
+    stream::DeviceTopology (fleet/Dialect/Stream/IR/DeviceTopology.h).
   }];
   let methods = [
+    InterfaceMethod<[{
+      The symbol of the one device this affinity executes on, or empty when
+      it names no single concrete device (a promise, a set of candidates).
+    }], "::llvm::StringRef", "getDeviceName", (ins)>,
     InterfaceMethod<[{
       True when work with this affinity and `other` may share one execution
       region: equal, or the same device where one queue mask contains the
@@ -41,6 +47,12 @@ def Stream_AffinityOp : OpInterface<"AffinityOpInterface"> {
       Sets (or with null, clears) the execution affinity. The attribute must
       implement AffinityAttrInterface; the verifier rejects other kinds.
     }], "void", "setAffinityAttr", (ins "::mlir::Attribute":$affinity)>,
+    InterfaceMethod<[{
+      True when the op hands its device operands to someone outside the
+      device program (the host, an ABI result) on its affinity, so those
+      values must already live there: the op pins their placement
+      (docs/design.md §2). The one rule is stream::getUsePin.
+    }], "bool", "pinsOperandPlacement", (ins), [{}], [{ return false; }]>,
   ];
 }
 

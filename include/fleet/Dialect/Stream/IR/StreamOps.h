@@ -29,4 +29,14 @@
 #define GET_OP_CLASSES
 #include "fleet/Dialect/Stream/IR/StreamOps.h.inc"
 
+namespace fleet::stream {
+
+/// One timepoint standing for all of `timepoints`: null for none, the value
+/// itself for one, else a new `stream.timepoint.join` built at `builder`.
+/// The one owner of the rule (docs/contributing.md "Layering").
+mlir::Value joinTimepoints(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::ValueRange timepoints);
+
+} // namespace fleet::stream
+
 #endif // FLEET_DIALECT_STREAM_IR_STREAMOPS_H

@@ -50,7 +50,7 @@ def Stream_TensorImportOp : Stream_Op<"tensor.import", [
 }
 
 def Stream_TensorExportOp : Stream_Op<"tensor.export", [
-    Stream_AffinityOp,
+    DeclareOpInterfaceMethods<Stream_AffinityOp, ["pinsOperandPlacement"]>,
     DeclareOpInterfaceMethods<Util_TiedOp, ["getTiedResultOperandIndex"]>,
     DeclareOpInterfaceMethods<Util_SizeAwareOp>]> {
   let summary = "Exposes a resource as an external buffer or buffer view";

@@ -15,11 +15,6 @@ namespace fleet::stream {
 mlir::Value getResourceSize(mlir::OpBuilder &builder, mlir::Location loc,
                             mlir::Value resource);
 
-/// Null for no timepoints, the timepoint itself for one, else a
-/// `stream.timepoint.join`.
-mlir::Value joinTimepoints(mlir::OpBuilder &builder, mlir::Location loc,
-                           mlir::ValueRange timepoints);
-
 /// docs/design.md §3 canExecuteTogether: equal, either null, or compatible per
 /// AffinityAttrInterface (same device, one queue mask containing the other).
 bool canExecuteTogether(mlir::Attribute a, mlir::Attribute b);

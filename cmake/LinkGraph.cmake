@@ -1,0 +1,40 @@
+# Writes the transitive link closure of every Fleet library and tool to
+# ${CMAKE_BINARY_DIR}/link-graph.txt, one line per target:
+#   <target>: <every target it links, directly or transitively>
+# test/Layering/link-graph.test reads it to hold the layering rules of
+# docs/contributing.md "Layering" (e.g. Stream links no HAL library).
+
+function(_fleet_link_closure target out_var)
+  set(seen "")
+  set(work ${target})
+  while(work)
+    list(POP_FRONT work current)
+    if(NOT TARGET ${current})
+      continue()
+    endif()
+    get_target_property(deps ${current} LINK_LIBRARIES)
+    if(NOT deps)
+      continue()
+    endif()
+    foreach(dep IN LISTS deps)
+      if(TARGET ${dep} AND NOT dep IN_LIST seen)
+        list(APPEND seen ${dep})
+        list(APPEND work ${dep})
+      endif()
+    endforeach()
+  endwhile()
+  list(SORT seen)
+  set(${out_var} "${seen}" PARENT_SCOPE)
+endfunction()
+
+function(fleet_write_link_graph)
+  set(content "")
+  foreach(target IN LISTS ARGN)
+    if(TARGET ${target})
+      _fleet_link_closure(${target} closure)
+      list(JOIN closure " " joined)
+      string(APPEND content "${target}: ${joined}\n")
+    endif()
+  endforeach()
+  file(WRITE ${CMAKE_BINARY_DIR}/link-graph.txt "${content}")
+endfunction()

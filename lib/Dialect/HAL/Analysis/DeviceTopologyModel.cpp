@@ -1,0 +1,74 @@
+//===- DeviceTopologyModel.cpp - HAL's answers to stream::DeviceTopology ---===//
+
+#include "fleet/Dialect/HAL/Analysis/DeviceTopologyModel.h"
+
+#include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
+#include "fleet/Dialect/Stream/IR/DeviceTopology.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::hal;
+
+namespace {
+
+StringRef getDeviceName(Attribute affinity) {
+  return cast<stream::AffinityAttrInterface>(affinity).getDeviceName();
+}
+
+class HALDeviceTopologyModel : public stream::DeviceTopologyModel {
+public:
+  explicit HALDeviceTopologyModel(ModuleOp module)
+      : devices(module),
+        topology(module->getAttrOfType<DeviceTopologyAttr>("stream.topology")) {
+  }
+
+  bool isSameDevice(Attribute a, Attribute b) const override {
+    return devices.isSameDevice(getDeviceName(a), getDeviceName(b));
+  }
+
+  bool hasDirectAccess(Attribute consumer, Attribute producer) const override {
+    StringRef x = getDeviceName(consumer), y = getDeviceName(producer);
+    if (devices.isSameDevice(x, y))
+      return true;
+    if (!topology)
+      return false;
+    if (DeviceLinkAttr link = topology.lookup(x, y))
+      if (link.getUnifiedMemory() || link.getTransparentAccess())
+        return true;
+    // unified_memory holds both ways even when written once.
+    if (DeviceLinkAttr reverse = topology.lookup(y, x))
+      return reverse.getUnifiedMemory();
+    return false;
+  }
+
+  Attribute getSetAffinity(ArrayRef<Attribute> set) const override {
+    SmallVector<Attribute> ordered(set);
+    llvm::stable_sort(ordered, [&](Attribute a, Attribute b) {
+      return devices.getIndex(getDeviceName(a)) <
+             devices.getIndex(getDeviceName(b));
+    });
+    return DeviceOptimalAttr::get(set.front().getContext(), ordered);
+  }
+
+private:
+  DeviceSet devices;
+  DeviceTopologyAttr topology;
+};
+
+class HALDeviceTopologyInterface : public stream::DeviceTopologyDialectInterface {
+public:
+  using DeviceTopologyDialectInterface::DeviceTopologyDialectInterface;
+  std::unique_ptr<stream::DeviceTopologyModel>
+  buildModel(ModuleOp module) const override {
+    return std::make_unique<HALDeviceTopologyModel>(module);
+  }
+};
+
+} // namespace
+
+void fleet::hal::registerDeviceTopologyModel(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *, HALDialect *dialect) {
+    dialect->addInterfaces<HALDeviceTopologyInterface>();
+  });
+}
