@@ -372,7 +372,8 @@ def convert(model, origin, shapes=None, places=None, stage=None):
         to_fleet_form(module, context, origin, places or [])
         import io
         out = io.StringIO()
-        module.print(file=out, print_generic_op_form=True, assume_verified=True)
+        module.print(file=out, print_generic_op_form=True, assume_verified=True,
+                     enable_debug_info=True)
         return out.getvalue()
 
 
