@@ -6,8 +6,12 @@
 // await iteration i's timepoint, and the host waits only where it reads the
 // value itself (docs/design.md §1, "PropagateTimepoints").
 //
-// Calls and globals keep their host waits for now (resources crossing them
-// are awaited before the call/store); see docs/status.md.
+// Only scf.for is handled: values crossing scf.if, cf branches, calls and
+// globals keep their host waits (resources crossing them are awaited before
+// the branch/call/store); see docs/status.md. Loops are visited innermost
+// first; when an outer loop's carried resource is an inner loop's init, the
+// outer timepoint becomes the inner loop's timepoint init (no host wait per
+// outer iteration).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +21,7 @@
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "stream-propagate-timepoints"
 
@@ -34,10 +39,36 @@ namespace {
 /// Makes every reader of `resource` (available once `timepoint` is reached)
 /// wait for it: execute regions await it, other ops read a host-awaited
 /// value created before the first of them.
-void waitBeforeUses(Value resource, Value timepoint, OpBuilder &builder) {
+/// For each propagated loop: init operand index of a carried resource →
+/// init operand index of its timepoint.
+using CarriedTimepoints =
+    llvm::DenseMap<mlir::Operation *, llvm::DenseMap<unsigned, unsigned>>;
+
+void waitBeforeUses(Value resource, Value timepoint, OpBuilder &builder,
+                    const CarriedTimepoints &carriedTimepoints) {
   Value awaited;
   for (OpOperand &use : llvm::make_early_inc_range(resource.getUses())) {
     Operation *user = use.getOwner();
+    // An inner loop already carrying this resource's timepoint starts from
+    // `timepoint` instead of a ready value.
+    if (auto inner = dyn_cast<scf::ForOp>(user)) {
+      auto it = carriedTimepoints.find(inner);
+      if (it != carriedTimepoints.end()) {
+        unsigned initIndex =
+            use.getOperandNumber() - inner.getNumControlOperands();
+        auto pair = it->second.find(initIndex);
+        if (pair != it->second.end()) {
+          OpOperand &init = inner.getInitArgsMutable()[pair->second];
+          Value previous = init.get();
+          init.set(timepoint);
+          if (previous.use_empty())
+            previous.getDefiningOp()->erase();
+          LLVM_DEBUG(llvm::dbgs() << "inner loop at " << inner.getLoc()
+                                  << " starts from the outer timepoint\n");
+          continue;
+        }
+      }
+    }
     // Sizes are metadata: reading one needs no ready value.
     if (isa<ResourceSizeOp>(user))
       continue;
@@ -74,13 +105,19 @@ std::pair<Value, Value> splitAwait(Value value, OpBuilder &builder) {
   return {value, immediate};
 }
 
-void propagate(scf::ForOp loop) {
+void propagate(scf::ForOp loop, CarriedTimepoints &carriedTimepoints) {
   SmallVector<unsigned> carried;
   for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
     if (isa<ResourceType>(arg.getType()))
       carried.push_back(i);
-  if (carried.empty())
+  if (carried.empty()) {
+    LLVM_DEBUG(llvm::dbgs() << "skip (no loop-carried resource): "
+                            << loop.getLoc() << "\n");
     return;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "carrying " << carried.size()
+                          << " timepoint(s) through the loop at "
+                          << loop.getLoc() << "\n");
 
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
@@ -120,14 +157,21 @@ void propagate(scf::ForOp loop) {
   afterBuilder.setInsertionPointAfter(forOp);
   for (auto [k, i] : llvm::enumerate(carried)) {
     waitBeforeUses(forOp.getRegionIterArgs()[i],
-                   forOp.getRegionIterArgs()[base + k], bodyBuilder);
+                   forOp.getRegionIterArgs()[base + k], bodyBuilder,
+                   carriedTimepoints);
     waitBeforeUses(forOp.getResult(i), forOp.getResult(base + k),
-                   afterBuilder);
+                   afterBuilder, carriedTimepoints);
+    carriedTimepoints[forOp][i] = base + k;
   }
-  // Awaits that only fed the yield are dead now.
+  // Awaits that only fed the yield are dead now, and so are sizes read only
+  // for them.
   forOp.getBody()->walk([](TimepointAwaitOp await) {
     if (await->use_empty())
       await.erase();
+  });
+  forOp.getBody()->walk([](ResourceSizeOp size) {
+    if (size->use_empty())
+      size.erase();
   });
 }
 
@@ -136,9 +180,11 @@ struct PropagateTimepointsPass
           PropagateTimepointsPass> {
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
+    // Innermost first (see the header).
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    CarriedTimepoints carriedTimepoints;
     for (scf::ForOp loop : loops)
-      propagate(loop);
+      propagate(loop, carriedTimepoints);
   }
 };
 

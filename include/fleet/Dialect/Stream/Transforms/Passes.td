@@ -91,10 +91,28 @@ def PropagateTimepointsPass
     : Pass<"stream-propagate-timepoints", "mlir::ModuleOp"> {
   let summary = "Carries timepoints with resources through control flow";
   let description = [{
-    A resource that enters a loop, branch or block argument after an await
-    travels with its timepoint instead: loop-carried resources get a
-    loop-carried timepoint, so an execute region in iteration i+1 awaits
-    iteration i's timepoint rather than a host wait between iterations.
+    A resource carried by an `scf.for` travels with its timepoint instead of
+    being awaited by the host: the loop gets a carried timepoint, execute
+    regions in iteration i+1 await iteration i's timepoint, and the host
+    waits only where it reads the value (after the loop, or before a host
+    op inside it). Values crossing `scf.if`, branches and calls keep their
+    host waits.
+
+    ```mlir
+    // before
+    %o = scf.for %i = %c0 to %n step %c1 iter_args(%r = %x) -> (!stream.resource<transient>) {
+      %y, %t = stream.async.execute on(#aff) with(%r as %a: ...) -> ... { ... }
+      %h = stream.timepoint.await %t => %y : !stream.resource<transient>{%sz}
+      scf.yield %h : !stream.resource<transient>
+    }
+    // after
+    %imm = stream.timepoint.immediate => !stream.timepoint
+    %o:2 = scf.for ... iter_args(%r = %x, %rt = %imm) -> (!stream.resource<transient>, !stream.timepoint) {
+      %y, %t = stream.async.execute on(#aff) await(%rt) => with(%r as %a: ...) -> ... { ... }
+      scf.yield %y, %t : !stream.resource<transient>, !stream.timepoint
+    }
+    %h = stream.timepoint.await %o#1 => %o#0 : !stream.resource<transient>{%sz}
+    ```
   }];
 }
 
