@@ -14,6 +14,7 @@
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "stream-elide-timepoints"
 
@@ -103,6 +104,9 @@ struct ElideTimepointsPass
       if (kept.size() == awaits.size() &&
           llvm::equal(kept, awaits))
         continue;
+      LLVM_DEBUG(llvm::dbgs() << "awaits " << flat.size() << " -> "
+                              << kept.size() << " (covered or immediate "
+                              << "dropped) at " << op->getLoc() << "\n");
       OpBuilder builder(op);
       op.setAwaitTimepoints(kept, builder);
     }

@@ -84,6 +84,27 @@ def ScheduleConcurrencyPass : Pass<"stream-schedule-concurrency"> {
     Inside each `stream.async.execute`, ops at the same dependency depth
     (a wave) that do not depend on each other are wrapped in a
     `stream.async.concurrent` region when there are two or more of them.
+    Unresolved dispatches (no export in the module) stay serial.
+
+    ```mlir
+    // before
+    %r, %t = stream.async.execute on(#aff) with(%x as %cx: ...) -> ... {
+      %a = stream.async.dispatch @ex::@f(%cx[...]) : ... -> !stream.resource<transient>{%sz}
+      %b = stream.async.dispatch @ex::@f(%cx[...]) : ... -> !stream.resource<transient>{%sz}
+      %c = stream.async.dispatch @ex::@f(%a[...], %b[...]) : ...
+      stream.yield %c : ...
+    } => !stream.timepoint
+    // after: %a and %b form one wave
+    %r, %t = stream.async.execute on(#aff) with(%x as %cx: ...) -> ... {
+      %p:2 = stream.async.concurrent with(%cx as %w: ...) -> (...) {
+        %a = stream.async.dispatch @ex::@f(%w[...]) : ...
+        %b = stream.async.dispatch @ex::@f(%w[...]) : ...
+        stream.yield %a, %b : ...
+      }
+      %c = stream.async.dispatch @ex::@f(%p#0[...], %p#1[...]) : ...
+      stream.yield %c : ...
+    } => !stream.timepoint
+    ```
   }];
 }
 
