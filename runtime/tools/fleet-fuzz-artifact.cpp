@@ -62,7 +62,10 @@ uint64_t interesting(Rng &rng, uint64_t old) {
   }
 }
 
-void mutate(std::vector<uint8_t> &bytes, Rng &rng) {
+/// Applies one mutation; returns true when it flipped raw payload bytes.
+/// Raw flips can corrupt the FlatBuffers offsets the structured mutations
+/// follow, so the caller applies no further mutation after one.
+bool mutate(std::vector<uint8_t> &bytes, Rng &rng) {
   uint8_t *payload = bytes.data() + host::kArtifactHeaderSize;
   size_t size = bytes.size() - host::kArtifactHeaderSize;
   fb::Module *module = fb::GetMutableModule(payload);
@@ -72,7 +75,7 @@ void mutate(std::vector<uint8_t> &bytes, Rng &rng) {
     // Raw bytes (then the FlatBuffers verifier or the checks see them).
     for (int n = 1 + rng() % 4; n > 0; --n)
       payload[rng() % size] ^= uint8_t(1u << (rng() % 8));
-    return;
+    return true;
   }
   fb::Function *function = functions->GetMutableObject(rng() % functions->size());
   auto *records = function->mutable_records();
@@ -158,6 +161,7 @@ void mutate(std::vector<uint8_t> &bytes, Rng &rng) {
     }
     break;
   }
+  return false;
 }
 
 /// Zero/default arguments for `function` (buffer views of the described
@@ -198,7 +202,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < mutants; ++i) {
     std::vector<uint8_t> bytes = seed;
     for (int n = 1 + rng() % 3; n > 0; --n)
-      mutate(bytes, rng);
+      if (mutate(bytes, rng))
+        break;
     host::writeArtifactHeader(bytes.data(),
                               bytes.data() + host::kArtifactHeaderSize,
                               bytes.size() - host::kArtifactHeaderSize);
