@@ -178,6 +178,18 @@ void vectorizeStaticOps(func::FuncOp func, RewriterBase &rewriter) {
     // op lowers to loops that do not run.
     if (iterations == 0 || iterations > kMaxVectorizedIterations)
       continue;
+    // i1 tensors hold one byte per element, but a vector<Nxi1> transfer
+    // reads N packed bits: such ops stay scalar loops (a wrong result
+    // otherwise, ONNX's reduce_max on bools).
+    auto isI1 = [](Type type) {
+      return getElementTypeOrSelf(type).isInteger(1);
+    };
+    if (llvm::any_of(op->getOperandTypes(), isI1) ||
+        llvm::any_of(op->getResultTypes(), isI1)) {
+      LLVM_DEBUG(llvm::dbgs() << "not vectorized (i1 tensor): " << op->getName()
+                              << "\n");
+      continue;
+    }
     if (failed(linalg::vectorizeOpPrecondition(op)))
       continue;
     rewriter.setInsertionPoint(op);
