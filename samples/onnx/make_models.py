@@ -177,19 +177,27 @@ def resnet18():
 BUILDERS = {"bert_tiny": bert_tiny, "gpt2": gpt2, "resnet18": resnet18}
 
 
+def save_with_reference(model, feeds, out, name):
+    """Writes OUT/NAME.onnx, each feed as OUT/NAME.<input>.npy and
+    onnxruntime's output (one thread, CPU) for them as OUT/NAME.out.npy;
+    returns the model's path. Also used by test/e2e/onnx/Inputs."""
+    path = os.path.join(out, f"{name}.onnx")
+    onnx.save(model, path)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    (result,) = session.run(None, feeds)
+    for key, value in feeds.items():
+        np.save(os.path.join(out, f"{name}.{key}.npy"), value)
+    np.save(os.path.join(out, f"{name}.out.npy"), result)
+    return path
+
+
 def main(out, names):
     os.makedirs(out, exist_ok=True)
     for name in names or list(BUILDERS):
         model, feeds = BUILDERS[name]()
-        path = os.path.join(out, f"{name}.onnx")
-        onnx.save(model, path)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-        (result,) = session.run(None, feeds)
-        for key, value in feeds.items():
-            np.save(os.path.join(out, f"{name}.{key}.npy"), value)
-        np.save(os.path.join(out, f"{name}.out.npy"), result)
+        path = save_with_reference(model, feeds, out, name)
         weights = sum(numpy_helper.to_array(t).nbytes for t in model.graph.initializer)
         print(f"{name}: {len(model.graph.node)} nodes, {weights / 2**20:.1f} MiB of weights -> {path}")
 

@@ -14,8 +14,12 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+
+# The samples' generator owns "save a model with onnxruntime's reference".
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "samples", "onnx"))
+from make_models import save_with_reference  # noqa: E402
 
 rng = np.random.default_rng(25)
 
@@ -34,15 +38,7 @@ def save(out, name, nodes, inputs, outputs, weights, feeds):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.checker.check_model(model)
-    path = os.path.join(out, name + ".onnx")
-    onnx.save(model, path)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-    (result,) = session.run(None, feeds)
-    for key, value in feeds.items():
-        np.save(os.path.join(out, f"{name}.{key}.npy"), value)
-    np.save(os.path.join(out, f"{name}.out.npy"), result)
+    save_with_reference(model, feeds, out, name)
 
 
 def main(out):
