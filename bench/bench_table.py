@@ -30,12 +30,19 @@ earlier run):
      (samples/transformer_block): the median of 20 loads in one process
      (artifact read, host-program lowering, kernel library dlopen,
      initializers) — fleet-host-bench --load.
+Further figures live in bench/rows/*.py, one module per area: each
+defines `rows(Row)` returning its Row objects (keys unique over the
+table) and `measure(build, rows, tools)`, where `tools` holds this
+module's `capture`, `locked`, `HERE` and `ROOT`; it fills the rows it
+owns that are wanted (`rows` maps key -> Row and holds only wanted keys
+of that module). A module's docstring says how its figures are measured.
 A figure whose benchmark cannot run here is reported as "n/a" with the
 reason; the exit status is 0 either way (the table is the result).
 On a machine shared with builds, each measurement holds
 /tmp/fleet-build.lock (the lock every build takes) so builds do not run
 beside it.
 """
+import importlib.util
 import json
 import os
 import re
@@ -229,6 +236,23 @@ def module_load(build, rows):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def plugin_modules():
+    """bench/rows/*.py in name order, imported by path."""
+    folder = os.path.join(HERE, "rows")
+    if not os.path.isdir(folder):
+        return []
+    modules = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py") or name.startswith("_"):
+            continue
+        spec = importlib.util.spec_from_file_location(
+            "fleet_bench_" + name[:-3], os.path.join(folder, name))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+    return modules
+
+
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     rows = {r.key: r for r in (
@@ -251,6 +275,15 @@ def main():
         Row("P8", "module load, transformer 2 devices (median)", "<= 10 ms",
             lambda v: v <= 10.0),
     )}
+    plugins = []
+    for module in plugin_modules():
+        owned = module.rows(Row)
+        for row in owned:
+            if row.key in rows:
+                sys.exit(f"bench_table.py: figure {row.key} of "
+                         f"{module.__name__} is defined twice")
+            rows[row.key] = row
+        plugins.append((module, [row.key for row in owned]))
     wanted = set(sys.argv[2:]) or set(rows)
     if "P7" in wanted:
         wanted |= {"P7a", "P7b"}
@@ -272,14 +305,27 @@ def main():
         tensor_parallel(build, rows)
     if "P8" in wanted:
         module_load(build, rows)
+    tools = {"capture": capture, "locked": locked, "HERE": HERE,
+             "ROOT": ROOT}
+    for module, keys in plugins:
+        mine = {key: rows[key] for key in keys if key in wanted}
+        if not mine:
+            continue
+        try:
+            module.measure(build, mine, tools)
+        except Exception as error:  # one broken benchmark leaves the table
+            for row in mine.values():
+                if row.value is None:
+                    row.note = f"benchmark failed: {error}"[:120]
     for key, row in rows.items():
         if key not in wanted:
             row.note = "not measured in this run"
 
-    print(f"{'':3} {'figure':48} {'measured':>10}  {'goal':13} status  "
+    width = max(3, max(len(key) for key in rows))
+    print(f"{'':{width}} {'figure':48} {'measured':>10}  {'goal':13} status  "
           f"details")
     for row in rows.values():
-        print(f"{row.key:3} {row.figure:48} {row.text:>10}  "
+        print(f"{row.key:{width}} {row.figure:48} {row.text:>10}  "
               f"{row.goal_text:13} {row.status():6}  {row.note}")
     if log:
         print("\ntransformer run output:\n" + log[-2000:])
