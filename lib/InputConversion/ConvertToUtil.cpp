@@ -11,6 +11,7 @@
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "input-convert-to-util"
 
@@ -41,6 +42,9 @@ LogicalResult hoistNamedModule(ModuleOp module) {
     return diag;
   }
   ModuleOp inner = named.front();
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] named module @"
+                          << *inner.getSymName()
+                          << " hoisted: its name becomes fleet.module_name\n");
   if (module->hasAttr("fleet.module_name"))
     return inner.emitError() << "module already named "
                              << module->getAttr("fleet.module_name");
@@ -58,6 +62,8 @@ LogicalResult hoistNamedModule(ModuleOp module) {
 }
 
 void convertFunc(func::FuncOp func) {
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] func.func @" << func.getName()
+                          << " -> util.func\n");
   OpBuilder builder(func);
   auto utilFunc = util::FuncOp::create(builder, func.getLoc(), func.getName(),
                                                func.getFunctionType());

@@ -121,6 +121,10 @@ LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
   bool coarseFences = asyncExternal || isCoarseFences(func);
   std::string publicName = func.getSymName().str();
   FunctionType type = func.getFunctionType();
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] export @" << publicName << ": "
+                          << (coarseFences ? "coarse-fences" : "sync")
+                          << " wrapper, body moves to @_" << publicName
+                          << "\n");
 
   // The original keeps the body under a private name; calls inside the
   // module follow it (they pass tensors), external callers get the wrapper.
@@ -244,6 +248,10 @@ LogicalResult wrapImport(ModuleOp module, util::FuncOp decl,
   bool coarseFences = isCoarseFences(decl);
   FunctionType type = decl.getFunctionType();
   std::string importName = decl.getSymName().str();
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] import @" << importName << ": "
+                          << (coarseFences ? "coarse-fences" : "sync")
+                          << " shim @_" << importName
+                          << " keeps the tensor signature\n");
 
   // The shim keeps the tensor signature; calls move to it.
   OpBuilder builder(decl);
@@ -401,6 +409,9 @@ struct WrapEntryPointsPass
     }
     bool asyncExternal =
         coarseFences.value_or(fromExecutionModel.value_or(false));
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] exports default to "
+                            << (asyncExternal ? "coarse-fences" : "sync")
+                            << "\n");
     SymbolTable symbolTable(module);
     SmallVector<util::FuncOp> exports, imports;
     for (auto func : module.getOps<util::FuncOp>()) {

@@ -17,6 +17,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "hal-conversion"
 
 using namespace mlir;
 using namespace fleet;
@@ -63,6 +66,8 @@ private:
     if (!needsBarrier)
       return;
     needsBarrier = false;
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "]   execution barrier before "
+                            << loc << "\n");
     hal::CommandBufferExecutionBarrierOp::create(
         rewriter, loc, commandBuffer,
         hal::ExecutionStage::CommandRetire | hal::ExecutionStage::Dispatch |
@@ -280,6 +285,13 @@ struct CmdExecutePattern : StatefulPattern<stream::CmdExecuteOp> {
     if (failed(recorder.recordBlock(body, /*serial=*/true)))
       return failure();
     hal::CommandBufferFinalizeOp::create(rewriter, loc, commandBuffer);
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] stream.cmd.execute at " << loc
+               << " -> one-shot command buffer on "
+               << op.getAffinityAttr() << ", waits on "
+               << (adaptor.getAwaitTimepoint() ? "its await fence"
+                                               : "nothing")
+               << "\n");
 
     Value waitFence = getWaitFence(rewriter, loc, adaptor.getAwaitTimepoint());
     Value signalFence = createSignalFence(rewriter, loc, deviceQueue->device);

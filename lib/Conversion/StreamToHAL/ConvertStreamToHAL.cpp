@@ -16,6 +16,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "hal-conversion"
 
@@ -36,6 +37,9 @@ struct ConvertStreamToHALPass
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
     ConversionState state(module);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] "
+                            << state.devices.getDevices().size()
+                            << " declared device(s)\n");
     if (failed(convertExecutables(state)) ||
         failed(resolveResourceSizes(module)))
       return signalPassFailure();

@@ -19,6 +19,10 @@ using namespace mlir;
 using namespace fleet;
 using namespace fleet::stream_to_hal;
 
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "hal-conversion"
+
 namespace {
 
 struct ResourceAllocaPattern : StatefulPattern<stream::ResourceAllocaOp> {
@@ -32,6 +36,12 @@ struct ResourceAllocaPattern : StatefulPattern<stream::ResourceAllocaOp> {
     if (failed(target))
       return failure();
     Value device = target->deviceQueue.device;
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] stream.resource.alloca at "
+                            << loc << " -> hal.device.queue.alloca"
+                            << (adaptor.getAwaitTimepoint()
+                                    ? " after its await fence"
+                                    : " with no wait")
+                            << "\n");
     Value waitFence = getWaitFence(rewriter, loc, adaptor.getAwaitTimepoint());
     Value signalFence = createSignalFence(rewriter, loc, device);
     auto flags = op.getIndeterminateLifetime()
@@ -71,6 +81,10 @@ struct ResourceDeallocaPattern : StatefulPattern<stream::ResourceDeallocaOp> {
         return failure();
       deviceQueue = *single;
     }
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] stream.resource.dealloca at "
+                            << loc << " on " << affinity
+                            << (op.getPreferOrigin() ? " (prefer origin)" : "")
+                            << "\n");
     Value waitFence = getWaitFence(rewriter, loc, adaptor.getAwaitTimepoint());
     Value signalFence = createSignalFence(rewriter, loc, deviceQueue.device);
     hal::DeviceQueueDeallocaOp::create(

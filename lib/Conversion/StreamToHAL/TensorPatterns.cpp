@@ -10,6 +10,9 @@
 #include "Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "hal-conversion"
 
 using namespace mlir;
 using namespace fleet;
@@ -87,6 +90,10 @@ struct TensorImportPattern : OpConversionPattern<stream::TensorImportOp> {
     if (failed(metadata))
       return failure();
     Location loc = op.getLoc();
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] import of '"
+                            << getInputName(op) << "' at " << loc
+                            << ": shape and element type asserted at run "
+                               "time\n");
     hal::BufferViewAssertOp::create(
         rewriter, loc, source, rewriter.getStringAttr(getInputName(op)),
         metadata->shape, metadata->elementType, metadata->encodingType);

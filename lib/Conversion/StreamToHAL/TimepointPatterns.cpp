@@ -11,6 +11,10 @@
 
 #include "Utils.h"
 
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "hal-conversion"
+
 using namespace mlir;
 using namespace fleet;
 using namespace fleet::stream_to_hal;
@@ -114,6 +118,9 @@ struct TimepointChainExternalPattern
     FailureOr<DeviceQueue> deviceQueue = buildOwnDeviceQueue(rewriter, op);
     if (failed(deviceQueue))
       return failure();
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] chain_external at "
+                            << op.getLoc()
+                            << " -> hal.device.queue.barrier (no host wait)\n");
     hal::DeviceQueueBarrierOp::create(
         rewriter, op.getLoc(), deviceQueue->device,
         deviceQueue->queueAffinity, adaptor.getAwaitTimepoint(),

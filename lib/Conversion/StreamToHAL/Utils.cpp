@@ -4,6 +4,9 @@
 
 #include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "hal-conversion"
 
 using namespace mlir;
 using namespace fleet;
@@ -13,10 +16,19 @@ Attribute fleet::stream_to_hal::lookupAffinity(Operation *op, Attribute own,
                                                const ConversionState &state) {
   if (own)
     return own;
-  if (Attribute affinity = stream::getDefaultAffinity(op->getParentOp()))
+  if (Attribute affinity = stream::getDefaultAffinity(op->getParentOp())) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op->getName() << " at "
+                            << op->getLoc() << ": default affinity "
+                            << affinity << "\n");
     return affinity;
+  }
   // A single-device program needs no placement (docs/pipeline.md §1).
   if (state.devices.getDevices().size() == 1) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op->getName() << " at "
+                            << op->getLoc()
+                            << ": no affinity, the only device @"
+                            << state.devices.getDevices().front().getName()
+                            << "\n");
     MLIRContext *context = op->getContext();
     return hal::DeviceAffinityAttr::get(
         context,
@@ -107,6 +119,10 @@ FailureOr<AllocationTarget> fleet::stream_to_hal::buildAllocationTarget(
   target.memoryTypes = resolve.getMemoryTypes();
   target.bufferUsage = resolve.getBufferUsage();
   if (isa<hal::DeviceAffinityAttr>(affinity)) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op->getName() << " at "
+                            << loc << ": allocates on " << affinity
+                            << " (lifetime " << stream::stringifyLifetime(lifetime)
+                            << ")\n");
     FailureOr<DeviceQueue> deviceQueue =
         buildDeviceQueue(builder, op, affinity, state);
     if (failed(deviceQueue))
@@ -116,6 +132,10 @@ FailureOr<AllocationTarget> fleet::stream_to_hal::buildAllocationTarget(
   }
   // #hal.device.optimal: candidates in declaration order, the order the
   // allocating-device rule walks (docs/design.md §3).
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << op->getName() << " at "
+                          << loc << ": allocating device of " << affinity
+                          << " chosen by hal.allocator.select over "
+                          << members->size() << " candidates\n");
   SmallVector<Value> devices, queueAffinities;
   for (const hal::AffinityMember &member : *members) {
     FailureOr<Value> device = loadDevice(builder, op, member.device, state);
@@ -153,6 +173,9 @@ void fleet::stream_to_hal::buildHostWait(OpBuilder &builder, Location loc,
                                          Operation *anchor) {
   // No timeout: device work either finishes or fails its fences, and a
   // failure reaches every waiter (docs/design.md §4).
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] host wait on " << fences.size()
+                          << " fence(s) at " << loc << " for "
+                          << anchor->getName() << "\n");
   Value infinite = buildI32(builder, loc, -1);
   auto await = hal::FenceAwaitOp::create(builder, loc, builder.getI32Type(),
                                          fences, infinite,

@@ -16,6 +16,7 @@
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
 
 #include <map>
 
@@ -211,6 +212,13 @@ struct LowerTopologyQueriesPass
         }
         members = std::move(*found);
       }
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << op.getLoc() << ": lifetime "
+                 << op.getLifetimeAttr() << " over "
+                 << members.size()
+                 << " device(s) resolved at run time from device.query.link "
+                    "answers (unified_memory, transparent_access, "
+                    "export_import per ordered pair)\n");
       OpBuilder builder(op);
       QueryLowering lowering(builder, op.getLoc(), devices);
       if (failed(lowering.lower(op, members, options))) {

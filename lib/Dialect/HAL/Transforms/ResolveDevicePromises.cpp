@@ -10,6 +10,7 @@
 #include "fleet/Dialect/HAL/Analysis/DeviceSet.h"
 #include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "mlir/IR/AttrTypeSubElements.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "hal-resolve-device-promises"
 
@@ -59,6 +60,9 @@ struct ResolveDevicePromisesPass
 
     AttrTypeReplacer replacer;
     replacer.addReplacement([&](DevicePromiseAttr promise) -> Attribute {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << promise
+                              << " -> affinity of @"
+                              << promise.getDevice().getValue() << "\n");
       return DeviceAffinityAttr::get(
           promise.getContext(),
           FlatSymbolRefAttr::get(promise.getContext(),
