@@ -51,6 +51,18 @@ public:
     return DeviceOptimalAttr::get(set.front().getContext(), ordered);
   }
 
+  // The promised device need not be declared yet: its affinity then names
+  // it, and only an equal name is the same device (DeviceSet::isSameDevice).
+  Attribute getPromisedDevice(Attribute promise) const override {
+    auto attr = dyn_cast<DevicePromiseAttr>(promise);
+    if (!attr)
+      return {};
+    return DeviceAffinityAttr::get(
+        attr.getContext(),
+        FlatSymbolRefAttr::get(attr.getContext(), attr.getDevice().getValue()),
+        attr.getQueueMask());
+  }
+
 private:
   DeviceSet devices;
   DeviceTopologyAttr topology;

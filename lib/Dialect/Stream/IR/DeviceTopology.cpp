@@ -69,6 +69,14 @@ Attribute DeviceTopology::getJoinedAffinity(ArrayRef<Attribute> affinities) {
   return model ? model->getSetAffinity(distinct) : Attribute();
 }
 
+Attribute DeviceTopology::getPlacementDevice(Attribute affinity) {
+  if (!affinity || !getDeviceName(affinity).empty())
+    return affinity;
+  DeviceTopologyModel *model = getModel(affinity);
+  Attribute device = model ? model->getPromisedDevice(affinity) : Attribute();
+  return getDeviceName(device).empty() ? Attribute() : device;
+}
+
 Attribute fleet::stream::getDefaultAffinity(Operation *op) {
   for (Operation *it = op; it; it = it->getParentOp()) {
     if (Attribute affinity = it->getAttr("stream.affinity"))

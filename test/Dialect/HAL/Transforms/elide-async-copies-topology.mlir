@@ -76,3 +76,50 @@ module attributes {stream.topology = #hal.device.topology<links = [(@b -> @a = {
     util.return %t, %e, %s : !stream.resource<transient>, !stream.resource<external>, !stream.resource<transient>
   }
 }
+
+// -----
+
+// A value imported on a promise of @b lives on @b: a transfer to @b (no
+// from(...), inferred from the import) moves nothing and is elided.
+// CHECK-LABEL: @promised_source
+// CHECK: %[[I:.+]] = stream.tensor.import
+// CHECK-NOT: stream.async.transfer
+// CHECK: util.return %[[I]]
+module attributes {stream.topology = #hal.device.topology<links = []>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+  util.func public @promised_source(%v: !hal.buffer_view, %sz: index) -> !stream.resource<external> {
+    %i = stream.tensor.import on(#hal.device.promise<@b>) %v : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%sz}
+    %t = stream.async.transfer %i : !stream.resource<external>{%sz} -> to(#hal.device.affinity<@b>) !stream.resource<external>{%sz}
+    util.return %t : !stream.resource<external>
+  }
+}
+
+// -----
+
+// Promises on both sides stand for their devices: a unified link elides.
+// CHECK-LABEL: @promises_unified
+// CHECK-NOT: stream.async.transfer
+// CHECK: util.return %arg0
+module attributes {stream.topology = #hal.device.topology<links = [(@a -> @b = {unified_memory = true})]>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+  util.func public @promises_unified(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
+    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.promise<@a>) -> to(#hal.device.promise<@b>) !stream.resource<transient>{%sz}
+    util.return %t : !stream.resource<transient>
+  }
+}
+
+// -----
+
+// A promise of @a and @b without a link: the copy stays.
+// CHECK-LABEL: @promise_other_device
+// CHECK: stream.async.transfer
+module attributes {stream.topology = #hal.device.topology<links = []>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.global private @b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
+  util.func public @promise_other_device(%r: !stream.resource<transient>, %sz: index) -> !stream.resource<transient> {
+    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#hal.device.promise<@a>) -> to(#hal.device.affinity<@b>) !stream.resource<transient>{%sz}
+    util.return %t : !stream.resource<transient>
+  }
+}

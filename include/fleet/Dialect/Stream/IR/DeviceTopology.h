@@ -44,6 +44,14 @@ public:
   /// this dialect), in the module's canonical device order.
   virtual mlir::Attribute
   getSetAffinity(llvm::ArrayRef<mlir::Attribute> devices) const = 0;
+
+  /// The single-device affinity of the device `promise` promises a value
+  /// lives on (a promise names its device but is no device to execute on),
+  /// or null when `promise` is no promise of this dialect. Stream's own
+  /// affinities have none.
+  virtual mlir::Attribute getPromisedDevice(mlir::Attribute promise) const {
+    return {};
+  }
 };
 
 /// Implemented by a dialect defining affinity attributes.
@@ -75,6 +83,12 @@ public:
   /// device remains, else the owning dialect's set affinity. Null when empty
   /// or when they come from several dialects.
   mlir::Attribute getJoinedAffinity(llvm::ArrayRef<mlir::Attribute> affinities);
+
+  /// Where a value with placement `affinity` lives, as an affinity naming one
+  /// device: `affinity` itself when it names one, the promised device's
+  /// affinity for a promise (DeviceTopologyModel::getPromisedDevice), else
+  /// null (no affinity, a set of candidates).
+  mlir::Attribute getPlacementDevice(mlir::Attribute affinity);
 
 private:
   DeviceTopologyModel *getModel(mlir::Attribute affinity);
