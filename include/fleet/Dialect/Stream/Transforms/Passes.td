@@ -56,6 +56,14 @@ def PlaceTransferExecutionsPass
     pinned to several affinities, the transfer is split into one per pin,
     each placed on its pin and feeding that pin's consumers (Fleet extension,
     docs/design.md §3). Placement is never an error.
+
+    ```mlir
+    // before: B's value into a result exported on A (#a, #b: two devices)
+    %t = stream.async.transfer %r : !stream.resource<transient>{%sz} from(#b) -> to(#a) !stream.resource<external>{%sz}
+    %v = stream.tensor.export on(#a) %t : tensor<4xf32> in !stream.resource<external>{%sz} -> !util.buffer
+    // after: A pulls, so B never writes A's result
+    %t = stream.async.transfer on(#a) %r : !stream.resource<transient>{%sz} from(#b) -> to(#a) !stream.resource<external>{%sz}
+    ```
   }];
 }
 
@@ -74,6 +82,23 @@ def ScheduleExecutionPass : Pass<"stream-schedule-execution"> {
     overlaps). Host consumers get a `stream.timepoint.await`; device
     consumers await the producer's timepoint. A transfer joins its
     producer's region only when its execution affinity is compatible.
+
+    ```mlir
+    // before: a chain A -> B -> A
+    %a = stream.async.dispatch on(#a) @ex::@f(%x[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+    %b = stream.async.dispatch on(#b) @ex::@f(%a[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+    %c = stream.async.dispatch on(#a) @ex::@f(%b[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+    util.return %c : !stream.resource<transient>
+    // after: three regions linked by await(...), one host wait at the end
+    %r1, %t1 = stream.async.execute on(#a) with(%x as %w: !stream.resource<external>{%xsz}) -> !stream.resource<transient>{%sz} {
+      %0 = stream.async.dispatch on(#a) @ex::@f(%w[%c0 to %sz for %sz]) : ...
+      stream.yield %0 : !stream.resource<transient>{%sz}
+    } => !stream.timepoint
+    %r2, %t2 = stream.async.execute on(#b) await(%t1) => with(%r1 as %w: ...) -> ... { ... }
+    %r3, %t3 = stream.async.execute on(#a) await(%t2) => with(%r2 as %w: ...) -> ... { ... }
+    %h = stream.timepoint.await %t3 => %r3 : !stream.resource<transient>{%sz}
+    util.return %h : !stream.resource<transient>
+    ```
   }];
 }
 
@@ -142,7 +167,9 @@ def ScheduleAllocationPass
   let summary = "Allocates resources and turns async regions into commands";
   let description = [{
     Every `stream.async.execute` becomes a `stream.cmd.execute`: results get a
-    queue-ordered `stream.resource.alloca` (on the region's affinity, or
+    queue-ordered `stream.resource.alloca`, issued before the command regions
+    (after the previous dealloca of the block at the latest) so that no
+    alloca queues behind another device's work (on the region's affinity, or
     `#hal.device.optimal<[...]>` in device declaration order when devices
     other than the producer read the value; a result pinned to one device
     stays on it), temporaries get an alloca/dealloca pair around the region,
@@ -150,6 +177,31 @@ def ScheduleAllocationPass
     preceded by `stream.cmd.invalidate from(SRC)` when the source lives on
     another device and followed by `stream.cmd.flush to(DST)` when the result
     does. Constants become host buffers mapped as resources.
+
+    ```mlir
+    // before: B computes, A pulls the value into a result exported on A
+    %rb, %tb = stream.async.execute on(#b) with(%x as %cx: ...) -> !stream.resource<transient>{%sz} {
+      %d = stream.async.dispatch on(#b) @ex::@f(%cx[%c0 to %sz for %sz]) : ...
+      stream.yield %d : !stream.resource<transient>{%sz}
+    } => !stream.timepoint
+    %ra, %ta = stream.async.execute on(#a) await(%tb) => with(%rb as %crb: ...) -> !stream.resource<external>{%sz} {
+      %t = stream.async.transfer on(#a) %crb : ... from(#b) -> to(#a) !stream.resource<external>{%sz}
+      stream.yield %t : !stream.resource<external>{%sz}
+    } => !stream.timepoint
+    // after (#ab: #hal.device.optimal<[@a, @b]>; the value B writes and A reads)
+    %mid, %mt = stream.resource.alloca uninitialized on(#ab) : !stream.resource<transient>{%sz} => !stream.timepoint
+    %out, %ot = stream.resource.alloca uninitialized on(#a) : !stream.resource<external>{%sz} => !stream.timepoint
+    %0 = stream.cmd.execute on(#b) await(%mt) => with(%x as %s: ..., %mid as %w: ...) {
+      stream.cmd.dispatch @ex::@f { ro %s[%c0 for %sz] : ..., wo %w[%c0 for %sz] : ... }
+    } => !stream.timepoint
+    %1 = stream.timepoint.join max(%0, %ot) => !stream.timepoint
+    %2 = stream.cmd.execute on(#a) await(%1) => with(%mid as %s: ..., %out as %d: ...) {
+      stream.cmd.invalidate from(#b) %s[%c0 for %sz] : !stream.resource<transient>{%sz}
+      stream.cmd.copy %s[%c0], %d[%c0], %sz : ... -> !stream.resource<external>{%sz}
+    } => !stream.timepoint
+    %3 = stream.timepoint.join max(%2, %0) => !stream.timepoint
+    %4 = stream.resource.dealloca origin on(#a) await(%3) => %mid : ... => !stream.timepoint
+    ```
   }];
 }
 
