@@ -42,6 +42,26 @@ def ElideAsyncCopiesPass : Pass<"stream-elide-async-copies", "mlir::ModuleOp"> {
     T can then load/store the producer's memory directly (docs/design.md §3: a
     link (@x -> @y) says x reaches memory allocated on y, so the direction
     checked is consumer -> producer). Lifetime-changing transfers stay.
+
+    A missing `from(...)` is where the producer puts the value (a producing
+    transfer's `to`, else the producer's `on(...)`/`stream.affinity`); a
+    missing `to(...)` is the one device every consumer names. A transfer
+    without either is elided when that proves it local; an argument, a
+    consumer without an affinity or a result that leaves the function keeps
+    it. `#hal.device.promise<@d>` stands for device @d
+    (stream::DeviceTopology::getPlacementDevice; Stream knows no HAL).
+
+    Before (the import puts the value on @b):
+    ```mlir
+    %i = stream.tensor.import on(#hal.device.promise<@b>) %v : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%sz}
+    %t = stream.async.transfer %i : !stream.resource<external>{%sz} -> to(#hal.device.affinity<@b>) !stream.resource<external>{%sz}
+    util.return %t : !stream.resource<external>
+    ```
+    After:
+    ```mlir
+    %i = stream.tensor.import on(#hal.device.promise<@b>) %v : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%sz}
+    util.return %i : !stream.resource<external>
+    ```
   }];
 }
 
@@ -208,10 +228,31 @@ def ScheduleAllocationPass
 def ElideTimepointsPass : Pass<"stream-elide-timepoints", "mlir::ModuleOp"> {
   let summary = "Removes waits already covered by other waits";
   let description = [{
-    A timepoint awaited by an op is dropped when another timepoint the op
-    awaits is known to be reached only after it (it awaits it transitively),
-    and a join of one timepoint is that timepoint. A timeline-aware op's
-    signal covers its waits.
+    A timepoint awaited by an op, or combined by a join, is dropped when
+    another timepoint it awaits (or combines) is known to be reached only
+    after it, and immediate timepoints are dropped; joins are flattened. A
+    timeline-aware op's signal covers its waits. Coverage is a module-level
+    must-analysis on MLIR's sparse data-flow framework
+    (stream::TimepointCoverage): it follows `arith.select` (what both
+    choices cover), block arguments and region results (what every incoming
+    value covers) and calls (the callee's returns all cover an argument, so
+    the result covers the operand passed). Joins whose result escapes
+    (returned, stored, passed to a call) become the timepoints they still
+    need: the one left, a smaller join, or `stream.timepoint.immediate`.
+
+    Before (both choices awaited %t1):
+    ```mlir
+    %a = stream.test.timeline_op await(%t1) => with() : () -> () => !stream.timepoint
+    %b = stream.test.timeline_op await(%t1) => with() : () -> () => !stream.timepoint
+    %s = arith.select %c, %a, %b : !stream.timepoint
+    %j = stream.timepoint.join max(%t1, %s) => !stream.timepoint
+    util.return %j : !stream.timepoint
+    ```
+    After:
+    ```mlir
+    %s = arith.select %c, %a, %b : !stream.timepoint
+    util.return %s : !stream.timepoint
+    ```
   }];
 }
 
