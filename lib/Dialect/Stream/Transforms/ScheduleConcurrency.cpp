@@ -68,42 +68,18 @@ void scheduleWaves(AsyncExecuteOp execute, SymbolTableCollection &symbols) {
   for (auto &wave : waves) {
     if (wave.size() < 2)
       continue;
-    llvm::SmallPtrSet<Operation *, 8> members(wave.begin(), wave.end());
-    llvm::SetVector<Value> captures, results;
-    for (Operation *op : wave) {
-      for (Value operand : op->getOperands())
-        if (isa<ResourceType>(operand.getType()))
-          captures.insert(operand);
-      for (Value result : op->getResults())
-        if (!result.use_empty())
-          results.insert(result);
-    }
     OpBuilder builder(wave.back()->getContext());
     builder.setInsertionPointAfter(wave.back());
     Location loc = wave.front()->getLoc();
-    SmallVector<Value> captureSizes, resultSizes;
-    SmallVector<Type> resultTypes;
-    for (Value capture : captures)
-      captureSizes.push_back(getResourceSize(builder, loc, capture));
-    for (Value result : results) {
-      resultTypes.push_back(result.getType());
-      resultSizes.push_back(getResourceSize(builder, loc, result));
-    }
+    // The ops of a wave do not use each other: their resource operands are
+    // the captures, their used results the yields.
+    RegionInterface interface = getRegionInterface(builder, loc, wave);
+    const llvm::SetVector<Value> &results = interface.results;
     auto concurrent = AsyncConcurrentOp::create(
-        builder, loc, resultTypes, captures.getArrayRef(), captureSizes,
-        resultSizes, /*tied_operands=*/ArrayAttr{}, Attribute{});
-    Block *inner = builder.createBlock(&concurrent.getBody());
-    DenseMap<Value, Value> mapping;
-    for (Value capture : captures)
-      mapping[capture] = inner->addArgument(capture.getType(), loc);
-    for (Operation *op : wave) {
-      op->moveBefore(inner, inner->end());
-      for (OpOperand &operand : op->getOpOperands())
-        if (Value mapped = mapping.lookup(operand.get()))
-          operand.set(mapped);
-    }
-    builder.setInsertionPointToEnd(inner);
-    YieldOp::create(builder, loc, results.getArrayRef(), resultSizes);
+        builder, loc, interface.resultTypes,
+        interface.captures.getArrayRef(), interface.captureSizes,
+        interface.resultSizes, /*tied_operands=*/ArrayAttr{}, Attribute{});
+    moveIntoRegion(builder, concurrent.getBody(), loc, wave, interface);
     for (auto [i, result] : llvm::enumerate(results))
       Value(result).replaceUsesWithIf(concurrent.getResult(i), [&](OpOperand &use) {
         return !concurrent->isAncestor(use.getOwner());

@@ -340,33 +340,6 @@ void BlockScheduler::materialize(Partition &partition) {
   Operation *last = partition.ops.back();
   MLIRContext *context = last->getContext();
   Location loc = last->getLoc();
-  llvm::SmallPtrSet<Operation *, 16> members(partition.ops.begin(),
-                                             partition.ops.end());
-
-  // Captures: resources defined outside the region; results: values used
-  // outside.
-  llvm::SetVector<Value> captures;
-  llvm::SetVector<Value> results;
-  for (Operation *op : partition.ops) {
-    op->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands()) {
-        if (!isa<ResourceType>(operand.getType()))
-          continue;
-        Operation *producer = operand.getDefiningOp();
-        bool inside = producer && (members.contains(producer) ||
-                                   op->isProperAncestor(producer));
-        if (!inside)
-          captures.insert(operand);
-      }
-    });
-    for (Value result : op->getResults())
-      for (Operation *user : result.getUsers())
-        if (!members.contains(user)) {
-          results.insert(result);
-          break;
-        }
-  }
-
   OpBuilder builder(context);
   builder.setInsertionPointAfter(last);
   SmallVector<Value> awaited;
@@ -376,35 +349,16 @@ void BlockScheduler::materialize(Partition &partition) {
                  partition.externalAwaits.end());
   Value await = joinTimepoints(builder, loc, awaited);
 
-  SmallVector<Value> captureSizes, resultSizes;
-  SmallVector<Type> resultTypes;
-  for (Value capture : captures)
-    captureSizes.push_back(getResourceSize(builder, loc, capture));
-  for (Value result : results) {
-    resultTypes.push_back(result.getType());
-    resultSizes.push_back(getResourceSize(builder, loc, result));
-  }
+  // Captures: resources defined outside the region; results: values used
+  // outside.
+  RegionInterface interface = getRegionInterface(builder, loc, partition.ops);
+  const llvm::SetVector<Value> &results = interface.results;
   auto execute = AsyncExecuteOp::create(
-      builder, loc, resultTypes, TimepointType::get(context),
-      captures.getArrayRef(), captureSizes, resultSizes, await,
+      builder, loc, interface.resultTypes, TimepointType::get(context),
+      interface.captures.getArrayRef(), interface.captureSizes,
+      interface.resultSizes, await,
       /*tied_operands=*/ArrayAttr{}, partition.affinity);
-  Block *body = builder.createBlock(&execute.getBody());
-  IRMapping mapping;
-  for (Value capture : captures)
-    mapping.map(capture, body->addArgument(capture.getType(), loc));
-  for (Operation *op : partition.ops) {
-    op->moveBefore(body, body->end());
-    for (OpOperand &operand : op->getOpOperands())
-      if (Value mapped = mapping.lookupOrNull(operand.get()))
-        operand.set(mapped);
-    op->walk([&](Operation *nested) {
-      for (OpOperand &operand : nested->getOpOperands())
-        if (Value mapped = mapping.lookupOrNull(operand.get()))
-          operand.set(mapped);
-    });
-  }
-  builder.setInsertionPointToEnd(body);
-  YieldOp::create(builder, loc, results.getArrayRef(), resultSizes);
+  moveIntoRegion(builder, execute.getBody(), loc, partition.ops, interface);
   timepointOf[&partition] = execute.getResultTimepoint();
 
   // Outside uses: device consumers capture the result (and await the
@@ -460,7 +414,7 @@ void BlockScheduler::materialize(Partition &partition) {
         hostValue = TimepointAwaitOp::create(
                         awaitBuilder, loc, TypeRange{result.getType()},
                         ValueRange{regionResult},
-                        ValueRange{resultSizes[i]},
+                        ValueRange{interface.resultSizes[i]},
                         execute.getResultTimepoint(), /*sync=*/false)
                         .getResult(0);
       }

@@ -6,6 +6,7 @@
 #include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 
 using namespace mlir;
@@ -92,6 +93,58 @@ bool isUnresolvedDispatch(Operation *op, SymbolTableCollection &symbols) {
     return !symbols.lookupNearestSymbolFrom<ExecutableExportOp>(
         op, cast<SymbolRefAttr>(entryPoint));
   });
+}
+
+RegionInterface getRegionInterface(OpBuilder &builder, Location loc,
+                                   ArrayRef<Operation *> ops) {
+  RegionInterface interface;
+  llvm::SmallPtrSet<Operation *, 16> members(ops.begin(), ops.end());
+  for (Operation *op : ops) {
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        if (!isa<ResourceType>(operand.getType()))
+          continue;
+        Operation *producer = operand.getDefiningOp();
+        bool inside = producer && (members.contains(producer) ||
+                                   op->isProperAncestor(producer));
+        if (!inside)
+          interface.captures.insert(operand);
+      }
+    });
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !members.contains(user);
+          }))
+        interface.results.insert(result);
+  }
+  for (Value capture : interface.captures)
+    interface.captureSizes.push_back(getResourceSize(builder, loc, capture));
+  for (Value result : interface.results) {
+    interface.resultTypes.push_back(result.getType());
+    interface.resultSizes.push_back(getResourceSize(builder, loc, result));
+  }
+  return interface;
+}
+
+void moveIntoRegion(OpBuilder &builder, Region &region, Location loc,
+                    ArrayRef<Operation *> ops,
+                    const RegionInterface &interface) {
+  OpBuilder::InsertionGuard guard(builder);
+  Block *body = builder.createBlock(&region);
+  IRMapping mapping;
+  for (Value capture : interface.captures)
+    mapping.map(capture, body->addArgument(capture.getType(), loc));
+  for (Operation *op : ops) {
+    op->moveBefore(body, body->end());
+    op->walk([&](Operation *nested) {
+      for (OpOperand &operand : nested->getOpOperands())
+        if (Value mapped = mapping.lookupOrNull(operand.get()))
+          operand.set(mapped);
+    });
+  }
+  builder.setInsertionPointToEnd(body);
+  YieldOp::create(builder, loc, interface.results.getArrayRef(),
+                  interface.resultSizes);
 }
 
 } // namespace fleet::stream

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace fleet::stream {
@@ -40,6 +41,35 @@ bool canScheduleOnHostCallable(mlir::RegisteredOperationName name);
 /// assume such a dispatch reads and writes every resource operand.
 bool isUnresolvedDispatch(mlir::Operation *op,
                           mlir::SymbolTableCollection &symbols);
+
+/// What a region holding `ops` exchanges with its surroundings, for the
+/// passes that outline ops into `stream.async.execute` and
+/// `stream.async.concurrent` regions (one owner: docs/contributing.md
+/// "Layering").
+struct RegionInterface {
+  /// Resources used by `ops` or ops nested in them and defined outside
+  /// `ops`, in first-use order: the region's captures.
+  llvm::SetVector<mlir::Value> captures;
+  /// Results of `ops` with a use outside `ops`: what the region yields.
+  llvm::SetVector<mlir::Value> results;
+  /// Byte sizes (`index`) of the captures and results, and result types.
+  llvm::SmallVector<mlir::Value> captureSizes, resultSizes;
+  llvm::SmallVector<mlir::Type> resultTypes;
+};
+
+/// Computes the interface of a region that would hold `ops` (all in one
+/// block); the sizes are found or made at the builder's position.
+RegionInterface getRegionInterface(mlir::OpBuilder &builder,
+                                   mlir::Location loc,
+                                   llvm::ArrayRef<mlir::Operation *> ops);
+
+/// Moves `ops` in order into a new entry block of `region` with one argument
+/// per capture, rewires every use of a capture inside them (nested ops too)
+/// to its argument, and ends the block with a `stream.yield` of the results.
+/// Uses of the results outside the region are left for the caller.
+void moveIntoRegion(mlir::OpBuilder &builder, mlir::Region &region,
+                    mlir::Location loc, llvm::ArrayRef<mlir::Operation *> ops,
+                    const RegionInterface &interface);
 
 } // namespace fleet::stream
 
