@@ -425,10 +425,16 @@ LogicalResult checkSupported(Operation *callable) {
   for (Region &region : callable->getRegions())
     for (Block &block : region)
       for (BlockArgument arg : block.getArguments())
-        if (isTensor(arg.getType()))
+        if (isTensor(arg.getType())) {
+          if (block.isEntryBlock())
+            return emitError(arg.getLoc())
+                   << "functions with tensor arguments must be inlined into "
+                      "an ABI wrapper before the stream phase";
           return emitError(arg.getLoc())
-                 << "functions with tensor arguments must be inlined into an "
-                    "ABI wrapper before the stream phase";
+                 << "a block argument of type " << arg.getType()
+                 << " (a branch carrying a tensor) is not supported by the "
+                    "stream phase; carry tensors with scf.if or scf.for";
+        }
   WalkResult result = callable->walk([](Operation *op) {
     if (failed(stream_conversion::verifyHostTensorOp(op)))
       return WalkResult::interrupt();

@@ -110,3 +110,72 @@ module attributes {stream.affinity.default = #hal.device.affinity<@d>} {
     util.return %2 : !hal.buffer_view
   }
 }
+
+// -----
+
+// A branch (scf.if) yielding tensors: both arms yield resources at the
+// result's affinity, as `*` (what the if carries); the dispatch stays in
+// its arm.
+module attributes {stream.affinity.default = #hal.device.affinity<@d>} {
+  util.global private @d = #hal.device.target<"local"> : !hal.device
+  stream.executable private @ex {
+    stream.executable.export public @inc workgroups() -> (index, index, index) {
+      %c1 = arith.constant 1 : index
+      stream.return %c1, %c1, %c1 : index, index, index
+    }
+    builtin.module {
+      func.func @inc(%arg0: !stream.binding, %arg1: !stream.binding) {
+        return
+      }
+    }
+  }
+  // CHECK-LABEL: util.func public @branch
+  util.func public @branch(%arg0: !hal.buffer_view, %p: i1) -> !hal.buffer_view {
+    %0 = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<1xf32>
+    // CHECK: %[[IF:.+]] = scf.if %{{.+}} -> (!stream.resource<*>) {
+    %1 = scf.if %p -> (tensor<1xf32>) {
+      // CHECK: %[[N:.+]] = stream.async.dispatch on(#hal.device.affinity<@d>) @ex::@inc(
+      %n = flow.dispatch @ex::@inc(%0) : (tensor<1xf32>) -> tensor<1xf32>
+      // CHECK: scf.yield %[[N]] : !stream.resource<*>
+      scf.yield %n : tensor<1xf32>
+    } else {
+      // CHECK: %[[U:.+]] = stream.async.transfer %{{.+}} : !stream.resource<external>{%{{.+}}} from(#hal.device.affinity<@d>) -> to(#hal.device.affinity<@d>) !stream.resource<*>
+      // CHECK: scf.yield %[[U]] : !stream.resource<*>
+      scf.yield %0 : tensor<1xf32>
+    }
+    // CHECK: stream.async.transfer %[[IF]] : !stream.resource<*>{%{{.+}}} {{.+}} !stream.resource<external>
+    %2 = hal.tensor.export %1 "output0" : tensor<1xf32> -> !hal.buffer_view
+    util.return %2 : !hal.buffer_view
+  }
+}
+
+// -----
+
+// A cf branch carrying a tensor is refused where the block argument is.
+module attributes {stream.affinity.default = #hal.device.affinity<@d>} {
+  util.global private @d = #hal.device.target<"local"> : !hal.device
+  util.func public @cfg(%arg0: !hal.buffer_view, %p: i1) -> !hal.buffer_view {
+    %0 = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<1xf32>
+    cf.cond_br %p, ^bb1(%0 : tensor<1xf32>), ^bb1(%0 : tensor<1xf32>)
+  // expected-error @+1 {{a block argument of type 'tensor<1xf32>' (a branch carrying a tensor) is not supported by the stream phase; carry tensors with scf.if or scf.for}}
+  ^bb1(%b: tensor<1xf32>):
+    %2 = hal.tensor.export %b "output0" : tensor<1xf32> -> !hal.buffer_view
+    util.return %2 : !hal.buffer_view
+  }
+}
+
+// -----
+
+// A call passing tensors (the pipeline inlines such callees first) is
+// refused at the call.
+module attributes {stream.affinity.default = #hal.device.affinity<@d>} {
+  util.global private @d = #hal.device.target<"local"> : !hal.device
+  util.func private @callee(%arg0: tensor<1xf32>) -> tensor<1xf32>
+  util.func public @caller(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %0 = hal.tensor.import %arg0 "input0" : !hal.buffer_view -> tensor<1xf32>
+    // expected-error @+1 {{takes or returns tensors that the stream phase cannot convert}}
+    %1 = util.call @callee(%0) : (tensor<1xf32>) -> tensor<1xf32>
+    %2 = hal.tensor.export %1 "output0" : tensor<1xf32> -> !hal.buffer_view
+    util.return %2 : !hal.buffer_view
+  }
+}
