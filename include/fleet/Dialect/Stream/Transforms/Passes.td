@@ -13,6 +13,16 @@ def AnnotateAffinitiesPass : Pass<"stream-annotate-affinities", "mlir::ModuleOp"
     [...]` (one entry per operand/result; `unit` where a value floats or is
     not a device value), plus `stream.affinities.results.pins = [[...]]` with
     the affinities each result is pinned to. Not part of any pipeline.
+
+    ```mlir
+    // before (#a is the module's default affinity)
+    %1 = flow.tensor.transfer %arg0 : tensor<4xf32> to #b
+    %2 = flow.dispatch @f::@g(%1) : (tensor<4xf32>) -> tensor<4xf32>
+    // after: the dispatch reads a value moved to #b, so it executes on #b
+    %1 = flow.tensor.transfer %arg0 : tensor<4xf32> to #b {stream.affinities = [#a],
+        stream.affinities.operands = [#a], stream.affinities.results = [#b], ...}
+    %2 = flow.dispatch @f::@g(%1) : (tensor<4xf32>) -> tensor<4xf32> {stream.affinities = [#b], ...}
+    ```
   }];
 }
 
