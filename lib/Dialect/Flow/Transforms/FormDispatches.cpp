@@ -12,6 +12,8 @@
 
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
 
+#include "TensorOpsToLinalg.h"
+
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
@@ -457,22 +459,36 @@ struct FormDispatchesPass
       if (!func.isExternal())
         materializeOpAffinities(func);
 
-    // 1. Elementwise ops to linalg, then fuse elementwise chains.
+    SmallVector<util::FuncOp> funcs;
+    for (auto func : module.getOps<util::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+
+    // 1. Aggregated ops (linalg.softmax) decomposed, elementwise ops to
+    // linalg, the tensor ops that belong in a kernel to generics
+    // (TensorOpsToLinalg.cpp), then fuse elementwise chains.
+    RewritePatternSet toLinalg(context);
+    linalg::populateElementwiseToLinalgConversionPatterns(toLinalg);
+    FrozenRewritePatternSet frozenToLinalg(std::move(toLinalg));
+    for (auto func : funcs) {
+      if (failed(flow::decomposeAggregatedOps(func)) ||
+          failed(applyPatternsGreedily(func, frozenToLinalg)))
+        return signalPassFailure();
+      flow::convertTensorOpsToLinalg(func);
+    }
     RewritePatternSet patterns(context);
-    linalg::populateElementwiseToLinalgConversionPatterns(patterns);
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
           return producer && producer->hasOneUse();
         });
     FrozenRewritePatternSet frozen(std::move(patterns));
-    SmallVector<util::FuncOp> funcs;
-    for (auto func : module.getOps<util::FuncOp>())
-      if (!func.isExternal())
-        funcs.push_back(func);
     for (auto func : funcs)
       if (failed(applyPatternsGreedily(func, frozen)))
         return signalPassFailure();
+
+    for (auto func : funcs)
+      flow::clampGatherIndices(func);
 
     // 2. Outline every root.
     DispatchOutliner outliner(module);

@@ -1,0 +1,374 @@
+//===- TensorOpsToLinalg.cpp - tensor ops that belong in a kernel ---------===//
+//
+// Part of flow-form-dispatches (not a pass of its own). Before dispatches
+// are formed:
+//
+// - ops implementing linalg's AggregatedOpInterface (`linalg.softmax`) are
+//   decomposed with the interface's own `decomposeOperation` into the
+//   generics, fills and reductions they stand for;
+// - a `tensor.pad`, `tensor.extract_slice` or `tensor.insert_slice` the host
+//   program would not copy (docs/pipeline.md "Host-side tensor ops": strides
+//   other than 1, more than 4,096 contiguous runs, a padding value that is
+//   not a constant) or whose only user is an elementwise `linalg.generic`
+//   (so it fuses into that kernel) becomes a `linalg.generic` over its
+//   result: a slice reads its source through an affine indexing map
+//   (offset + stride * index), a pad or insert reads its source with
+//   `tensor.extract` at clamped indices and selects the padding value (or
+//   the destination's element) outside the source's box. Every read is in
+//   bounds.
+//
+// - every `tensor.extract` inside a linalg op (a gather: an embedding
+//   lookup, a pad's read) reads at indices clamped into the source's
+//   bounds: an out-of-range index reads the nearest element (as XLA's
+//   gathers do), never memory outside the tensor.
+//
+// Invariant after it: every such op left is one the host can copy, and no
+// gather in a kernel reads out of bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorOpsToLinalg.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "flow-form-dispatches"
+
+using namespace mlir;
+
+namespace {
+
+/// HostTensorOps.cpp's limit on the contiguous runs one host copy op makes.
+constexpr int64_t kMaxHostRuns = 4096;
+
+/// Contiguous runs of a box of `sizes` inside a row-major array of `shape`
+/// (the innermost dimensions taken whole plus the next one form a run).
+int64_t countRuns(ArrayRef<int64_t> shape, ArrayRef<int64_t> sizes) {
+  int64_t rank = shape.size();
+  if (rank == 0)
+    return 1;
+  int64_t k = rank - 1;
+  while (k > 0 && sizes[k] == shape[k])
+    --k;
+  int64_t count = 1;
+  for (int64_t d = 0; d < k; ++d)
+    count *= sizes[d];
+  return count;
+}
+
+bool allStatic(ArrayRef<int64_t> values) {
+  return llvm::none_of(values, ShapedType::isDynamic);
+}
+
+bool isElementwiseGeneric(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+/// True when the only user of `value` is an elementwise generic, which the
+/// op producing it then fuses into.
+bool feedsElementwiseKernel(Value value) {
+  return value.hasOneUse() && isElementwiseGeneric(*value.getUsers().begin());
+}
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// A generic over `resultType` whose element i is
+/// `source[(i - offsets) / strides]` inside the box the source covers and
+/// `background(b, loc, i)` outside it. `dropped` marks result dimensions
+/// the (rank-reduced) source does not have; the box is 1 wide there.
+Value buildInsertGeneric(
+    RewriterBase &rewriter, Location loc, RankedTensorType resultType,
+    Value source, ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides,
+    const llvm::SmallBitVector &dropped, ValueRange extraInputs,
+    function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)>
+        background) {
+  int64_t rank = resultType.getRank();
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<AffineMap> maps(extraInputs.size() + 1,
+                              rewriter.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, resultType, extraInputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> index, sourceIndex;
+        Value inside;
+        auto both = [&](Value condition) {
+          inside = inside ? arith::AndIOp::create(b, loc, inside, condition)
+                                .getResult()
+                          : condition;
+        };
+        Value zero = indexConstant(b, loc, 0);
+        int64_t sourceDim = 0;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(b, loc, d);
+          index.push_back(i);
+          int64_t size = dropped.test(d)
+                             ? 1
+                             : sourceType.getDimSize(sourceDim);
+          int64_t stride = strides[d];
+          Value shifted = offsets[d] == 0
+                              ? i
+                              : arith::SubIOp::create(
+                                    b, loc, i, indexConstant(b, loc, offsets[d]))
+                                    .getResult();
+          bool covered = offsets[d] == 0 && stride == 1 &&
+                         size == resultType.getDimSize(d);
+          if (!covered) {
+            both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                       shifted, zero));
+            both(arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, shifted,
+                indexConstant(b, loc, (size - 1) * stride + 1)));
+          }
+          if (stride != 1) {
+            Value strideValue = indexConstant(b, loc, stride);
+            both(arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq,
+                arith::RemSIOp::create(b, loc, shifted, strideValue), zero));
+            shifted = arith::DivSIOp::create(b, loc, shifted, strideValue);
+          }
+          if (dropped.test(d))
+            continue;
+          // Clamped into [0, size - 1]: the read is in bounds even where
+          // the element is not selected.
+          if (!covered) {
+            shifted = arith::MaxSIOp::create(b, loc, shifted, zero);
+            shifted = arith::MinSIOp::create(b, loc, shifted,
+                                             indexConstant(b, loc, size - 1));
+          }
+          sourceIndex.push_back(shifted);
+          ++sourceDim;
+        }
+        Value value = tensor::ExtractOp::create(b, loc, source, sourceIndex);
+        if (inside)
+          value = arith::SelectOp::create(
+              b, loc, inside, value,
+              background(b, loc, index, args.drop_back()));
+        linalg::YieldOp::create(b, loc, value);
+      });
+  return generic.getResult(0);
+}
+
+/// tensor.pad with static shapes and padding → generic.
+LogicalResult convertPad(RewriterBase &rewriter, tensor::PadOp op) {
+  RankedTensorType resultType = op.getResultType();
+  if (!resultType.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
+      !allStatic(op.getStaticLow()) || op.getSourceType().getNumElements() == 0)
+    return failure();
+  Block &body = op.getRegion().front();
+  rewriter.setInsertionPoint(op);
+  SmallVector<int64_t> strides(resultType.getRank(), 1);
+  Value result = buildInsertGeneric(
+      rewriter, op.getLoc(), resultType, op.getSource(), op.getStaticLow(),
+      strides, llvm::SmallBitVector(resultType.getRank()), ValueRange{},
+      [&](OpBuilder &b, Location loc, ValueRange index, ValueRange) {
+        // The pad's region computes the value from the result's indices.
+        IRMapping mapping;
+        mapping.map(body.getArguments(), index);
+        for (Operation &nested : body.without_terminator())
+          b.clone(nested, mapping);
+        return mapping.lookupOrDefault(
+            cast<tensor::YieldOp>(body.getTerminator()).getValue());
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+/// tensor.insert_slice with static offsets, sizes and strides → generic.
+LogicalResult convertInsertSlice(RewriterBase &rewriter,
+                                 tensor::InsertSliceOp op) {
+  RankedTensorType resultType = op.getDestType();
+  if (!resultType.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
+      !allStatic(op.getStaticOffsets()) || !allStatic(op.getStaticStrides()) ||
+      op.getSourceType().getNumElements() == 0)
+    return failure();
+  rewriter.setInsertionPoint(op);
+  Value result = buildInsertGeneric(
+      rewriter, op.getLoc(), resultType, op.getSource(), op.getStaticOffsets(),
+      op.getStaticStrides(), op.getDroppedDims(), ValueRange{op.getDest()},
+      [](OpBuilder &, Location, ValueRange, ValueRange inputs) {
+        return inputs.front();
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+/// tensor.extract_slice with static offsets, sizes and strides → generic
+/// reading the source through offset + stride * index.
+LogicalResult convertExtractSlice(RewriterBase &rewriter,
+                                  tensor::ExtractSliceOp op) {
+  RankedTensorType resultType = op.getResultType();
+  if (!resultType.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
+      !allStatic(op.getStaticOffsets()) || !allStatic(op.getStaticStrides()) ||
+      resultType.getNumElements() == 0)
+    return failure();
+  MLIRContext *context = op.getContext();
+  int64_t rank = resultType.getRank();
+  llvm::SmallBitVector dropped = op.getDroppedDims();
+  SmallVector<AffineExpr> exprs;
+  int64_t resultDim = 0;
+  for (auto [d, offset, stride] :
+       llvm::enumerate(op.getStaticOffsets(), op.getStaticStrides())) {
+    if (dropped.test(d)) {
+      exprs.push_back(getAffineConstantExpr(offset, context));
+      continue;
+    }
+    exprs.push_back(getAffineDimExpr(resultDim++, context) * stride + offset);
+  }
+  if (resultDim != rank)
+    return failure();
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, exprs, context),
+      rewriter.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, resultType, ValueRange{op.getSource()}, ValueRange{init},
+      maps, iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args.front());
+      });
+  rewriter.replaceOp(op, generic.getResults());
+  return success();
+}
+
+bool hasUnitStrides(ArrayRef<int64_t> strides) {
+  return llvm::all_of(strides, [](int64_t s) { return s == 1; });
+}
+
+/// Why the op goes into a kernel, or null when the host keeps it.
+const char *kernelReason(Operation *op) {
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    if (!pad.getConstantPaddingValue())
+      return "padding value is not a constant";
+    if (countRuns(pad.getResultType().getShape(),
+                  pad.getSourceType().getShape()) > kMaxHostRuns)
+      return "more runs than the host copies";
+    if (feedsElementwiseKernel(pad.getResult()))
+      return "fuses into its elementwise user";
+    return nullptr;
+  }
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    if (!hasUnitStrides(slice.getStaticStrides()))
+      return "strided";
+    if (allStatic(slice.getStaticSizes()) &&
+        countRuns(slice.getSourceType().getShape(), slice.getStaticSizes()) >
+            kMaxHostRuns)
+      return "more runs than the host copies";
+    return nullptr;
+  }
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
+    if (!hasUnitStrides(insert.getStaticStrides()))
+      return "strided";
+    if (allStatic(insert.getStaticSizes()) &&
+        countRuns(insert.getDestType().getShape(), insert.getStaticSizes()) >
+            kMaxHostRuns)
+      return "more runs than the host copies";
+    return nullptr;
+  }
+  return nullptr;
+}
+
+/// True for `min(max(x, 0), dim - 1)` (the form buildInsertGeneric makes).
+bool isClamped(Value index, int64_t dim) {
+  auto min = index.getDefiningOp<arith::MinSIOp>();
+  if (!min || getConstantIntValue(min.getRhs()) != dim - 1)
+    return false;
+  auto max = min.getLhs().getDefiningOp<arith::MaxSIOp>();
+  return max && getConstantIntValue(max.getRhs()) == 0;
+}
+
+} // namespace
+
+namespace fleet::flow {
+
+void clampGatherIndices(Operation *root) {
+  SmallVector<tensor::ExtractOp> gathers;
+  root->walk([&](tensor::ExtractOp op) {
+    if (op->getParentOfType<linalg::LinalgOp>())
+      gathers.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (tensor::ExtractOp op : gathers) {
+    RankedTensorType type = op.getTensor().getType();
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    for (OpOperand &operand : op.getIndicesMutable()) {
+      int64_t d = operand.getOperandNumber() - 1;
+      int64_t dim = type.getDimSize(d);
+      Value index = operand.get();
+      APInt constant;
+      if (dim == 0 || ShapedType::isDynamic(dim) || isClamped(index, dim) ||
+          (matchPattern(index, m_ConstantInt(&constant)) &&
+           constant.getSExtValue() >= 0 && constant.getSExtValue() < dim))
+        continue;
+      Value clamped = arith::MaxSIOp::create(rewriter, loc, index,
+                                             indexConstant(rewriter, loc, 0));
+      clamped = arith::MinSIOp::create(rewriter, loc, clamped,
+                                       indexConstant(rewriter, loc, dim - 1));
+      rewriter.modifyOpInPlace(op, [&] { operand.set(clamped); });
+      LLVM_DEBUG(llvm::dbgs() << "clamped gather index " << d << " of "
+                              << op.getLoc() << "\n");
+    }
+  }
+}
+
+LogicalResult decomposeAggregatedOps(Operation *root) {
+  SmallVector<linalg::AggregatedOpInterface> ops;
+  root->walk([&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+  IRRewriter rewriter(root->getContext());
+  for (linalg::AggregatedOpInterface op : ops) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<SmallVector<Value>> results = op.decomposeOperation(rewriter);
+    if (failed(results))
+      return op->emitOpError("could not be decomposed into linalg ops");
+    LLVM_DEBUG(llvm::dbgs() << "decomposed " << op->getName() << "\n");
+    rewriter.replaceOp(op, *results);
+  }
+  return success();
+}
+
+void convertTensorOpsToLinalg(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (kernelReason(op))
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (Operation *op : ops) {
+    const char *reason = kernelReason(op);
+    std::string name = op->getName().getStringRef().str();
+    LogicalResult converted =
+        llvm::TypeSwitch<Operation *, LogicalResult>(op)
+            .Case([&](tensor::PadOp pad) { return convertPad(rewriter, pad); })
+            .Case([&](tensor::ExtractSliceOp slice) {
+              return convertExtractSlice(rewriter, slice);
+            })
+            .Case([&](tensor::InsertSliceOp insert) {
+              return convertInsertSlice(rewriter, insert);
+            })
+            .Default([](Operation *) { return failure(); });
+    LLVM_DEBUG(llvm::dbgs() << (succeeded(converted) ? "kernel for "
+                                                     : "kept on the host: ")
+                            << name << " (" << reason << ")\n");
+    (void)converted;
+  }
+}
+
+} // namespace fleet::flow
