@@ -56,6 +56,28 @@ def run(command):
     return result.stdout
 
 
+def cpu_snapshot():
+    """(wall s, machine busy CPU s, CPU s of this process and its children)."""
+    import time
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    ticks = os.sysconf("SC_CLK_TCK")
+    busy = (sum(fields) - fields[3] - fields[4]) / ticks  # minus idle, iowait
+    times = os.times()
+    return (time.monotonic(), busy, times.user + times.system +
+            times.children_user + times.children_system)
+
+
+def other_load(before, after):
+    """Cores other processes kept busy on average between two snapshots: the
+    pipeline needs two free cores, so a figure measured beside a busy core
+    says little (docs: samples/mlp_pipeline/README.md)."""
+    wall = after[0] - before[0]
+    if wall <= 0:
+        return 0.0
+    return max(0.0, ((after[1] - before[1]) - (after[2] - before[2])) / wall)
+
+
 def bench_one(work, tools, n, width, rows, repeats):
     import mlp_pipeline
     import trace_report
@@ -71,6 +93,7 @@ def bench_one(work, tools, n, width, rows, repeats):
         run([os.path.join(tools, "fleet-compile"), source, "-o",
              artifacts[devices]])
     results = {1: [], 2: []}
+    before = cpu_snapshot()
     for _ in range(repeats):
         for devices in (1, 2):
             trace = os.path.join(work, f"mlp_{devices}dev.trace.json")
@@ -83,6 +106,7 @@ def bench_one(work, tools, n, width, rows, repeats):
                 sys.exit("pipeline.py: no [SUCCESS] from fleet-run:\n" +
                          output[-3000:])
             results[devices].append(trace_report.analyze(trace))
+    other_cores = other_load(before, cpu_snapshot())
     one = min(results[1], key=lambda r: r["makespan_us"])
     two = min(results[2], key=lambda r: r["makespan_us"])
     busy = sorted(d["busy_us"] / n for d in two["devices"].values())
@@ -101,6 +125,7 @@ def bench_one(work, tools, n, width, rows, repeats):
         "overlap_goal": 0.9 * n * b / ideal,
         "speedup": speedup,
         "speedup_goal": 0.9 * (a + b) * n / ideal,
+        "other_cores": other_cores,
         "makespans_two_us": [r["makespan_us"] for r in results[2]],
         "makespans_one_us": [r["makespan_us"] for r in results[1]],
     }
@@ -139,7 +164,8 @@ def measure(build, wanted, tools):
                 f"(goal >= {m['speedup_goal']:.2f}x); makespan "
                 f"{m['makespan_one_us'] / 1000:.2f} -> "
                 f"{m['makespan_two_us'] / 1000:.2f} ms, best of "
-                f"{m['repeats']}")
+                f"{m['repeats']}; other processes busy "
+                f"{m['other_cores']:.1f} cores")
         # The value is the figure / its goal, so the row is met at >= 1.
         if f"PIPE{n}o" in wanted:
             row = wanted[f"PIPE{n}o"]
