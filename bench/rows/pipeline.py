@@ -23,7 +23,12 @@ reference. Every figure comes from the traces (bench/trace_report.py):
   goal >= 0.9 * n*b / (a + n*b) (a perfect pipeline's makespan is
   a + n*b);
 - speed-up: best one-device makespan / best two-device makespan; goal
-  >= 0.9 * (a+b)*n / (a + n*b).
+  >= 0.9 * (a+b)*n / (a + n*b);
+- stalled while ready (per device, bench/pipeline_trace.py): time the best
+  two-device run's devices had runnable work and did not run it (no CPU
+  for their worker), and the cores other processes kept busy meanwhile
+  (/proc/stat minus this script and its children): the pipeline needs one
+  free core per device worker.
 Both are always printed together (overlap alone rewards a slower busiest
 device).
 
@@ -80,6 +85,7 @@ def other_load(before, after):
 
 def bench_one(work, tools, n, width, rows, repeats):
     import mlp_pipeline
+    import pipeline_trace
     import trace_report
     os.makedirs(work, exist_ok=True)
     data = os.path.join(work, "data")
@@ -94,9 +100,9 @@ def bench_one(work, tools, n, width, rows, repeats):
              artifacts[devices]])
     results = {1: [], 2: []}
     before = cpu_snapshot()
-    for _ in range(repeats):
+    for i in range(repeats):
         for devices in (1, 2):
-            trace = os.path.join(work, f"mlp_{devices}dev.trace.json")
+            trace = os.path.join(work, f"mlp_{devices}dev.{i}.trace.json")
             output = run([os.path.join(tools, "fleet-run"),
                           f"--module={artifacts[devices]}",
                           *["--device=local-task"] * devices, *WORKERS,
@@ -105,7 +111,9 @@ def bench_one(work, tools, n, width, rows, repeats):
             if "[SUCCESS]" not in output:
                 sys.exit("pipeline.py: no [SUCCESS] from fleet-run:\n" +
                          output[-3000:])
-            results[devices].append(trace_report.analyze(trace))
+            report = trace_report.analyze(trace)
+            report["trace"] = trace
+            results[devices].append(report)
     other_cores = other_load(before, cpu_snapshot())
     one = min(results[1], key=lambda r: r["makespan_us"])
     two = min(results[2], key=lambda r: r["makespan_us"])
@@ -114,6 +122,9 @@ def bench_one(work, tools, n, width, rows, repeats):
         sys.exit(f"pipeline.py: the two-device trace has {len(busy)} "
                  f"devices")
     a, b = busy
+    # Why the devices idled in that run (bench/pipeline_trace.py).
+    stalls = {name: d["stalled_us"] for name, d in
+              pipeline_trace.analyze(two["trace"]).items()}
     ideal = a + n * b
     speedup = one["makespan_us"] / two["makespan_us"]
     return {
@@ -126,6 +137,7 @@ def bench_one(work, tools, n, width, rows, repeats):
         "speedup": speedup,
         "speedup_goal": 0.9 * (a + b) * n / ideal,
         "other_cores": other_cores,
+        "stalled_while_ready_us": stalls,
         "makespans_two_us": [r["makespan_us"] for r in results[2]],
         "makespans_one_us": [r["makespan_us"] for r in results[1]],
     }
@@ -164,8 +176,9 @@ def measure(build, wanted, tools):
                 f"(goal >= {m['speedup_goal']:.2f}x); makespan "
                 f"{m['makespan_one_us'] / 1000:.2f} -> "
                 f"{m['makespan_two_us'] / 1000:.2f} ms, best of "
-                f"{m['repeats']}; other processes busy "
-                f"{m['other_cores']:.1f} cores")
+                f"{m['repeats']}; stalled while ready "
+                f"{'/'.join(f'{v / 1000:.2f}' for v in m['stalled_while_ready_us'].values())}"
+                f" ms; other processes busy {m['other_cores']:.1f} cores")
         # The value is the figure / its goal, so the row is met at >= 1.
         if f"PIPE{n}o" in wanted:
             row = wanted[f"PIPE{n}o"]
