@@ -184,3 +184,32 @@ util.func public @through_call_not_covering(%c: i1) {
   %u = stream.test.timeline_op await(%t1, %r) => with() : () -> () => !stream.timepoint
   util.return
 }
+
+// A recursive callee: every return is after its argument (the recursive
+// call's result is after %b, which is after %t), so the call covers %t1. A
+// callee without a body says nothing: both waits stay.
+// CHECK-LABEL: @through_recursion
+// CHECK: %[[T1:.+]] = stream.test.timeline_op with()
+// CHECK: %[[R:.+]] = util.call @rec
+// CHECK: %[[E:.+]] = util.call @ext
+// CHECK: stream.test.timeline_op await(%[[R]]) =>
+// CHECK: stream.test.timeline_op await(%[[T1]], %[[E]]) =>
+util.func private @rec(%t: !stream.timepoint, %c: i1) -> !stream.timepoint {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  %a = stream.test.timeline_op await(%t) => with() : () -> () => !stream.timepoint
+  util.return %a : !stream.timepoint
+^bb2:
+  %b = stream.test.timeline_op await(%t) => with() : () -> () => !stream.timepoint
+  %r = util.call @rec(%b, %c) : (!stream.timepoint, i1) -> !stream.timepoint
+  util.return %r : !stream.timepoint
+}
+util.func private @ext(%t: !stream.timepoint) -> !stream.timepoint
+util.func public @through_recursion(%c: i1) {
+  %t1 = stream.test.timeline_op with() : () -> () => !stream.timepoint
+  %r = util.call @rec(%t1, %c) : (!stream.timepoint, i1) -> !stream.timepoint
+  %e = util.call @ext(%t1) : (!stream.timepoint) -> !stream.timepoint
+  %u = stream.test.timeline_op await(%t1, %r) => with() : () -> () => !stream.timepoint
+  %v = stream.test.timeline_op await(%t1, %e) => with() : () -> () => !stream.timepoint
+  util.return
+}
