@@ -17,10 +17,12 @@ signalling slice to the waiting one) has finished. Per device it prints
   the moment the model allows the op to start. This is time the device had
   runnable work and did not run it: its worker thread had no CPU (another
   thread or process held it) or the runtime was slow to hand the op over. A
-  device idle for its dependencies is not stalled. The first op of each
-  track counts as ready when it starts (the trace does not record the
-  host's submissions; the figure assumes the host submitted ahead, as a
-  program without host waits does);
+  device idle for its dependencies is not stalled. The trace does not
+  record the host's submissions: the first op of each track counts as
+  ready when the host's first wait began (a program without host waits
+  before its last region has submitted everything by then; fleet-run then
+  waits for the results), or when it starts if that is earlier or the
+  trace has no host wait;
 - waits for: the devices whose ops any of its ops waited for. In a pipeline
   whose first stage runs on device A, A waits for nothing.
 
@@ -91,6 +93,10 @@ def analyze(path):
             continue
         waits.setdefault((e["tid"], target), []).append((src_tid, source))
 
+    host_waits = [float(e["ts"]) for e in events
+                  if e.get("ph") == "X" and tracks.get(e["tid"]) == "host"]
+    submitted = min(host_waits) if host_waits else None
+
     devices = {}
     for tid, slices in sorted(top.items(), key=lambda kv: tracks[kv[0]]):
         device = tracks[tid].rsplit(" queue ", 1)[0]
@@ -100,7 +106,10 @@ def analyze(path):
         for i, (start, end, name, args) in enumerate(slices):
             if name in _HOST_TRANSFERS and not args.get("cross_device"):
                 continue  # fleet-run reading results: not the program's work
-            ready = previous_end if previous_end is not None else start
+            if previous_end is not None:
+                ready = previous_end
+            else:
+                ready = start if submitted is None else min(start, submitted)
             for src_tid, source in waits.get((tid, i), []):
                 ready = max(ready, top[src_tid][source][1])
                 other = tracks[src_tid].rsplit(" queue ", 1)[0]
