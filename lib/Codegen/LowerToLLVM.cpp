@@ -86,6 +86,11 @@ LogicalResult lowerVectorAndMath(ModuleOp module) {
   vector::populateVectorBroadcastLoweringPatterns(patterns);
   vector::populateVectorTransposeLoweringPatterns(
       patterns, vector::VectorTransposeLowering::Shuffle1D);
+  // math.fpowi (ONNX Pow with an integer exponent): LLVM's powi takes one
+  // scalar i32 exponent; constant exponents become multiplications, others
+  // expand upstream to powf.
+  populateMathAlgebraicSimplificationPatterns(patterns);
+  math::populateExpansionPatterns(patterns, {"fpowi"});
   populateMathPolynomialApproximationPatterns(patterns);
   if (failed(applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("vector lowering did not converge");

@@ -8,11 +8,12 @@
 //   generics, fills and reductions they stand for;
 // - a `tensor.pad`, `tensor.extract_slice` or `tensor.insert_slice` the host
 //   program would not copy (docs/pipeline.md "Host-side tensor ops": strides
-//   other than 1, more than 4,096 contiguous runs, a padding value that is
-//   not a constant) or whose only user is an elementwise `linalg.generic`
+//   other than 1, dynamic slice offsets or padding, more than 4,096
+//   contiguous runs, a padding value that is not a constant) or whose only user is an elementwise `linalg.generic`
 //   (so it fuses into that kernel) becomes a `linalg.generic` over its
 //   result: a slice reads its source through an affine indexing map
-//   (offset + stride * index), a pad or insert reads its source with
+//   (offset + stride * index; a gather with tensor.extract when the offsets
+//   are dynamic), a pad or insert reads its source with
 //   `tensor.extract` at clamped indices and selects the padding value (or
 //   the destination's element) outside the source's box. Every read is in
 //   bounds.
@@ -30,6 +31,7 @@
 #include "TensorOpsToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -88,7 +90,7 @@ Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
 /// the (rank-reduced) source does not have; the box is 1 wide there.
 Value buildInsertGeneric(
     RewriterBase &rewriter, Location loc, RankedTensorType resultType,
-    Value source, ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides,
+    Value source, ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> strides,
     const llvm::SmallBitVector &dropped, ValueRange extraInputs,
     function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange)>
         background) {
@@ -119,13 +121,16 @@ Value buildInsertGeneric(
                              ? 1
                              : sourceType.getDimSize(sourceDim);
           int64_t stride = strides[d];
-          Value shifted = offsets[d] == 0
-                              ? i
-                              : arith::SubIOp::create(
-                                    b, loc, i, indexConstant(b, loc, offsets[d]))
-                                    .getResult();
-          bool covered = offsets[d] == 0 && stride == 1 &&
-                         size == resultType.getDimSize(d);
+          bool zeroOffset = isZeroInteger(offsets[d]);
+          Value shifted =
+              zeroOffset
+                  ? i
+                  : arith::SubIOp::create(
+                        b, loc, i,
+                        getValueOrCreateConstantIndexOp(b, loc, offsets[d]))
+                        .getResult();
+          bool covered =
+              zeroOffset && stride == 1 && size == resultType.getDimSize(d);
           if (!covered) {
             both(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                        shifted, zero));
@@ -162,17 +167,18 @@ Value buildInsertGeneric(
   return generic.getResult(0);
 }
 
-/// tensor.pad with static shapes and padding → generic.
+/// tensor.pad with static shapes → generic (the low padding may be
+/// dynamic: a value computed at run time).
 LogicalResult convertPad(RewriterBase &rewriter, tensor::PadOp op) {
   RankedTensorType resultType = op.getResultType();
   if (!resultType.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
-      !allStatic(op.getStaticLow()) || op.getSourceType().getNumElements() == 0)
+      op.getSourceType().getNumElements() == 0)
     return failure();
   Block &body = op.getRegion().front();
   rewriter.setInsertionPoint(op);
   SmallVector<int64_t> strides(resultType.getRank(), 1);
   Value result = buildInsertGeneric(
-      rewriter, op.getLoc(), resultType, op.getSource(), op.getStaticLow(),
+      rewriter, op.getLoc(), resultType, op.getSource(), op.getMixedLowPad(),
       strides, llvm::SmallBitVector(resultType.getRank()), ValueRange{},
       [&](OpBuilder &b, Location loc, ValueRange index, ValueRange) {
         // The pad's region computes the value from the result's indices.
@@ -192,17 +198,58 @@ LogicalResult convertInsertSlice(RewriterBase &rewriter,
                                  tensor::InsertSliceOp op) {
   RankedTensorType resultType = op.getDestType();
   if (!resultType.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
-      !allStatic(op.getStaticOffsets()) || !allStatic(op.getStaticStrides()) ||
+      !allStatic(op.getStaticStrides()) ||
       op.getSourceType().getNumElements() == 0)
     return failure();
   rewriter.setInsertionPoint(op);
   Value result = buildInsertGeneric(
-      rewriter, op.getLoc(), resultType, op.getSource(), op.getStaticOffsets(),
+      rewriter, op.getLoc(), resultType, op.getSource(), op.getMixedOffsets(),
       op.getStaticStrides(), op.getDroppedDims(), ValueRange{op.getDest()},
       [](OpBuilder &, Location, ValueRange, ValueRange inputs) {
         return inputs.front();
       });
   rewriter.replaceOp(op, result);
+  return success();
+}
+
+/// tensor.extract_slice with dynamic offsets (static sizes and strides) →
+/// a gather: element i reads source[offset + stride * i] with
+/// tensor.extract (clamped into bounds later, clampGatherIndices).
+LogicalResult convertDynamicExtractSlice(RewriterBase &rewriter,
+                                         tensor::ExtractSliceOp op) {
+  RankedTensorType resultType = op.getResultType();
+  int64_t rank = resultType.getRank();
+  llvm::SmallBitVector dropped = op.getDroppedDims();
+  SmallVector<OpFoldResult> offsets = op.getMixedOffsets();
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, resultType, ValueRange{}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &b, Location loc, ValueRange) {
+        SmallVector<Value> index;
+        int64_t resultDim = 0;
+        for (auto [d, offset] : llvm::enumerate(offsets)) {
+          Value start = getValueOrCreateConstantIndexOp(b, loc, offset);
+          if (dropped.test(d)) {
+            index.push_back(start);
+            continue;
+          }
+          Value i = linalg::IndexOp::create(b, loc, resultDim++);
+          int64_t stride = op.getStaticStrides()[d];
+          if (stride != 1)
+            i = arith::MulIOp::create(b, loc, i, indexConstant(b, loc, stride));
+          index.push_back(arith::AddIOp::create(b, loc, start, i));
+        }
+        Value value =
+            tensor::ExtractOp::create(b, loc, op.getSource(), index);
+        linalg::YieldOp::create(b, loc, value);
+      });
+  rewriter.replaceOp(op, generic.getResults());
   return success();
 }
 
@@ -212,12 +259,13 @@ LogicalResult convertExtractSlice(RewriterBase &rewriter,
                                   tensor::ExtractSliceOp op) {
   RankedTensorType resultType = op.getResultType();
   if (!resultType.hasStaticShape() || !op.getSourceType().hasStaticShape() ||
-      !allStatic(op.getStaticOffsets()) || !allStatic(op.getStaticStrides()) ||
-      resultType.getNumElements() == 0)
+      !allStatic(op.getStaticStrides()) || resultType.getNumElements() == 0)
     return failure();
   MLIRContext *context = op.getContext();
   int64_t rank = resultType.getRank();
   llvm::SmallBitVector dropped = op.getDroppedDims();
+  if (!allStatic(op.getStaticOffsets()))
+    return convertDynamicExtractSlice(rewriter, op);
   SmallVector<AffineExpr> exprs;
   int64_t resultDim = 0;
   for (auto [d, offset, stride] :
@@ -255,6 +303,8 @@ bool hasUnitStrides(ArrayRef<int64_t> strides) {
 /// Why the op goes into a kernel, or null when the host keeps it.
 const char *kernelReason(Operation *op) {
   if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    if (!allStatic(pad.getStaticLow()))
+      return "dynamic padding";
     if (!pad.getConstantPaddingValue())
       return "padding value is not a constant";
     if (countRuns(pad.getResultType().getShape(),
@@ -267,6 +317,8 @@ const char *kernelReason(Operation *op) {
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     if (!hasUnitStrides(slice.getStaticStrides()))
       return "strided";
+    if (!allStatic(slice.getStaticOffsets()))
+      return "dynamic offsets";
     if (allStatic(slice.getStaticSizes()) &&
         countRuns(slice.getSourceType().getShape(), slice.getStaticSizes()) >
             kMaxHostRuns)
@@ -276,6 +328,8 @@ const char *kernelReason(Operation *op) {
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op)) {
     if (!hasUnitStrides(insert.getStaticStrides()))
       return "strided";
+    if (!allStatic(insert.getStaticOffsets()))
+      return "dynamic offsets";
     if (allStatic(insert.getStaticSizes()) &&
         countRuns(insert.getDestType().getShape(), insert.getStaticSizes()) >
             kMaxHostRuns)

@@ -241,7 +241,8 @@ def _select():
 @family("math", rtol=1e-4, atol=1e-4)
 def _math():
     # The math ops torch-mlir emits (erf, tanh, exp, log, sqrt, rsqrt, sin,
-    # cos, floor, roundeven, powf) and gelu's tanh form.
+    # cos, floor, roundeven, powf, fpowi with an i64 exponent) and gelu's
+    # tanh form.
     def inputs(n, rng):
         return [f32(rng, n, 11) * 3]
 
@@ -263,6 +264,8 @@ def _math():
         lines += [f"%sm = arith.mulf {x}, %half : {T}",
                   f"%ex = math.exp %sm : {T}",
                   f"%pw = math.powf %pos, %half : {T}",
+                  f"%e3 = arith.constant dense<3> : {T[:-4]}i64>",
+                  f"%pi = math.fpowi %sm, %e3 : {T}, {T[:-4]}i64>",
                   # gelu (tanh form): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
                   f"%k = arith.constant dense<0.7978845608> : {T}",
                   f"%c3 = arith.constant dense<0.044715> : {T}",
@@ -275,7 +278,7 @@ def _math():
                   f"%th1 = arith.addf %th, %one : {T}",
                   f"%hx = arith.mulf {x}, %half : {T}",
                   f"%gelu = arith.mulf %hx, %th1 : {T}"]
-        terms += ["%ex", "%pw", "%gelu"]
+        terms += ["%ex", "%pw", "%pi", "%gelu"]
         acc = terms[0]
         for i, term in enumerate(terms[1:]):
             # alternate weights keep every term visible in the sum
@@ -293,7 +296,7 @@ def _math():
         terms = [erf(x64), np.tanh(x64), np.sin(x64), np.cos(x64),
                  np.floor(x), np.round(x).astype(np.float64), np.log(pos),
                  np.sqrt(pos), 1 / np.sqrt(pos), np.exp(x64 * 0.5),
-                 pos ** 0.5, gelu]
+                 pos ** 0.5, (x64 * 0.5) ** 3, gelu]
         acc = terms[0]
         for i, term in enumerate(terms[1:]):
             acc = acc + term * (1.0 + 0.25 * (i + 1))
@@ -394,6 +397,38 @@ def _int64():
             # exact truncating division for large a
             q = np.where(b == 0, 0, np.sign(a) * np.sign(safe) * (np.abs(a) // np.abs(safe)))
         return np.maximum((a * b) ^ q, a >> 3) + b
+    return inputs, body, reference
+
+
+@family("dynamic")
+def _dynamic():
+    # A slice and a pad whose offsets are run-time values (ONNX Slice/Pad
+    # with starts/pads as inputs): gathers with clamped indices.
+    def inputs(n, rng):
+        return [f32(rng, n + 3, 9), rng.integers(0, 4, 2).astype(np.int64)]
+
+    def body(n, a, t):
+        return [
+            "%c0 = arith.constant 0 : index",
+            "%c1 = arith.constant 1 : index",
+            "%c3 = arith.constant 3 : index",
+            f"%o0 = tensor.extract {a[1]}[%c0] : {t[1]}",
+            f"%o1 = tensor.extract {a[1]}[%c1] : {t[1]}",
+            "%i0 = arith.index_cast %o0 : i64 to index",
+            "%i1 = arith.index_cast %o1 : i64 to index",
+            "%h1 = arith.subi %c3, %i1 : index",
+            f"%s = tensor.extract_slice {a[0]}[%i0, 2] [{n}, 4] [1, 2] : {t[0]} to tensor<{n}x4xf32>",
+            "%pv = arith.constant 0.25 : f32",
+            "%r = tensor.pad %s low[%i1, 1] high[%h1, 0] {",
+            "^bb0(%i: index, %j: index):",
+            "  tensor.yield %pv : f32",
+            f"}} : tensor<{n}x4xf32> to tensor<{n + 3}x5xf32>",
+        ], "%r", f"tensor<{n + 3}x5xf32>"
+
+    def reference(n, x, offs):
+        o0, o1 = int(offs[0]), int(offs[1])
+        s = x[o0:o0 + n, 2:9:2]
+        return np.pad(s, ((o1, 3 - o1), (1, 0)), constant_values=0.25)
     return inputs, body, reference
 
 
