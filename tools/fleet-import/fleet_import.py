@@ -17,12 +17,21 @@
 4. The module is printed in MLIR's generic op form (torch-mlir carries a newer
    MLIR than Debian's 22; the generic form is what both parse).
 
+Big weights are held once on the way (weights.py): set aside before onnx's
+checker and shape inference, built into the MLIR context from the kept
+bytes, viewed (not copied) by the resource globals and printed a chunk at a
+time. The import runs in a forked child that reads the model and writes the
+output itself (convert_isolated, import_file).
+
 Errors are one line on stderr, `fleet-import: error: ...`, exit status 1.
 """
 import argparse
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import weights  # noqa: E402
 
 
 class ImportError_(Exception):
@@ -261,6 +270,9 @@ def to_fleet_form(module, context, origin, places):
         del func.attributes[key]
 
     # Weights: non-splat tensor constants -> util.global + util.global.load.
+    # Each global's resource views the constant's own storage (the MLIR
+    # context keeps it alive); they are returned to be printed apart.
+    blobs = []
     index = 0
     globals_ = []
     used = set()
@@ -275,7 +287,7 @@ def to_fleet_form(module, context, origin, places):
             continue
         ty = dense.type
         try:
-            array = np.array(dense)
+            array = np.asarray(dense)
         except Exception:
             array = None
         if array is None or isinstance(ty.element_type, ir.IntegerType) and \
@@ -285,8 +297,10 @@ def to_fleet_form(module, context, origin, places):
             continue  # i1 and element types numpy cannot hold stay inline
         name = _global_name(op, index, used)
         index += 1
+        array = np.ascontiguousarray(array)
         resource = ir.DenseResourceElementsAttr.get_from_buffer(
-            np.ascontiguousarray(array), name, ty)
+            array, name, ty, alignment=array.dtype.alignment)
+        blobs.append((name, array, array.dtype.alignment))
         with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
             g = ir.Operation.create(
                 "util.global",
@@ -340,6 +354,7 @@ def to_fleet_form(module, context, origin, places):
             "[" + ", ".join("{iree.abi.affinity = #hal.device.affinity<@device_0>}"
                             for _ in ftype.results) + "]")
         func.attributes["res_attrs"] = res
+    return blobs
 
 
 def _global_name(op, index, used):
@@ -352,61 +367,100 @@ def _global_name(op, index, used):
     return name
 
 
-def convert(model, origin, shapes=None, places=None, stage=None):
-    """ModelProto -> the text of Fleet's input form. Raises ImportError_.
+def convert(model, origin, out, shapes=None, places=None, stage=None):
+    """ModelProto (or the path of a .onnx file) -> Fleet's input form,
+    written to the text stream `out`. Consumes `model` (its big
+    initializers are moved out). Raises ImportError_.
     stage(name), when given, is told each step before it starts."""
+    import gc
     from torch_mlir import ir
     stage = stage or (lambda name: None)
+    if isinstance(model, str):
+        stage("reading the model")
+        model = load_model(model)
     fix_input_shapes(model, shapes or {}, origin)
     stage("shape inference")
+    aside = weights.set_aside(model, lambda m: _raise(f"{origin}: invalid ONNX model: {m}"))
     model = infer_shapes(model, origin)
+    gc.collect()  # the model before inference, if nothing else holds it
+    weights.restore_stubs(model, aside)
     context = ir.Context()
     context.allow_unregistered_dialects = True
     diags = _Diagnostics(context)
     with context:
         stage("torch-mlir's importer")
-        module = import_to_torch(model, context, origin)
+        with weights.importer_reads_aside(aside):
+            module = import_to_torch(model, context, origin)
+        del model, aside
+        gc.collect()
         stage("torch-mlir's lowering")
         lower_to_linalg(module, context, diags, origin)
         stage("Fleet's input form")
-        to_fleet_form(module, context, origin, places or [])
-        import io
-        out = io.StringIO()
+        blobs = to_fleet_form(module, context, origin, places or [])
+        stage("printing")
+        # The weights' resources are written apart, a chunk at a time, when
+        # they are the only resources left (MLIR then elides them all).
+        apart = blobs and not _other_resources(func_of(module))
         module.print(file=out, print_generic_op_form=True, assume_verified=True,
-                     enable_debug_info=True)
-        return out.getvalue()
+                     enable_debug_info=True,
+                     large_resource_limit=0 if apart else None)
+        if apart:
+            weights.write_resources(out, blobs)
 
 
-def convert_isolated(model, origin, shapes=None, places=None):
-    """convert() in a forked child, so that a crash of the native code
+def func_of(module):
+    body = module.regions[0].blocks[0]
+    return [op for op in body.operations if op.operation.name == "func.func"][0].operation
+
+
+def _other_resources(func):
+    """Whether an op of `func` still holds a dense_resource attribute (one
+    torch-mlir left, not a weight global)."""
+    from torch_mlir import ir
+    for op in _walk(func):
+        attributes = op.attributes
+        for i in range(len(attributes)):
+            try:
+                ir.DenseResourceElementsAttr(attributes[i].attr)
+                return True
+            except ValueError:
+                pass
+    return False
+
+
+def _raise(message):
+    raise ImportError_(message)
+
+
+def _run_isolated(work, what):
+    """Runs work(stage) in a forked child, so that a crash of the native code
     (torch-mlir's pipeline dies of SIGFPE on some models) becomes an error
     naming the step instead of killing the caller."""
     import pickle
     import signal
     read_fd, write_fd = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: report the steps and the result, then _exit
+    if pid == 0:  # the child: report the steps and the outcome, then _exit
         os.close(read_fd)
         out = os.fdopen(write_fd, "wb")
 
         def send(item):
             pickle.dump(item, out)
             out.flush()
-        code = 0
         try:
-            text = convert(model, origin, shapes, places, stage=lambda n: send(("stage", n)))
-            send(("ok", text))
+            work(lambda n: send(("stage", n)))
+            send(("ok", None))
         except NotLowerable as e:
             send(("not-lowerable", str(e)))
         except ImportError_ as e:
             send(("error", str(e)))
         except BaseException as e:
-            send(("error", f"{origin}: internal error: {type(e).__name__}: {_one_line(e)}"))
+            send(("error", f"{what}: internal error: {type(e).__name__}: {_one_line(e)}"))
         finally:
             try:
                 out.close()
             finally:
-                os._exit(code)
+                os._exit(0)
     os.close(write_fd)
     stage, result = None, None
     with os.fdopen(read_fd, "rb") as inp:
@@ -423,15 +477,53 @@ def convert_isolated(model, origin, shapes=None, places=None):
     if result is None:
         why = (f"signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
                else f"exit status {os.WEXITSTATUS(status)}")
-        message = f"{origin}: {stage or 'the import'} crashed ({why})"
+        message = f"{what}: {stage or 'the import'} crashed ({why})"
         if stage in ("torch-mlir's importer", "torch-mlir's lowering"):
             raise NotLowerable(message)
         raise ImportError_(message)
-    if result[0] == "ok":
-        return result[1]
     if result[0] == "not-lowerable":
         raise NotLowerable(result[1])
-    raise ImportError_(result[1])
+    if result[0] == "error":
+        raise ImportError_(result[1])
+
+
+def import_file(path, output, shapes=None, places=None):
+    """Imports the .onnx file `path` into `output` ('-': stdout) in a forked
+    child that reads the model and writes the result itself. A failed
+    import leaves no output file."""
+    import tempfile
+    directory = os.path.dirname(os.path.abspath(output)) if output != "-" else None
+    fd, temp = tempfile.mkstemp(prefix=".fleet-import-", suffix=".mlir", dir=directory)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temp, 0o666 & ~umask)  # as open() would have made it
+    try:
+        def work(stage):
+            with open(temp, "w") as out:
+                convert(path, path, out, shapes, places, stage)
+        _run_isolated(work, path)
+        if output == "-":
+            import shutil
+            with open(temp) as f:
+                shutil.copyfileobj(f, sys.stdout, 1 << 20)
+        else:
+            os.replace(temp, output)
+            temp = None
+    finally:
+        if temp and os.path.exists(temp):
+            os.unlink(temp)
+
+
+def convert_isolated(model, origin, shapes=None, places=None):
+    """convert() of a ModelProto in a forked child; returns the text."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("r", suffix=".mlir") as f:
+        def work(stage):
+            with open(f.name, "w") as out:
+                convert(model, origin, out, shapes, places, stage)
+        _run_isolated(work, origin)
+        return f.read()
 
 
 def main(argv=None):
@@ -449,13 +541,9 @@ def main(argv=None):
         _load_deps()
         shapes = dict(parse_shape(s) for s in args.input_shape)
         places = [parse_place(p) for p in args.place]
-        model = load_model(args.input)
-        text = convert_isolated(model, args.input, shapes, places)
-        if args.output == "-":
-            sys.stdout.write(text)
-        else:
-            with open(args.output, "w") as f:
-                f.write(text)
+        if not os.path.exists(args.input):
+            raise ImportError_(f"{args.input}: no such file")
+        import_file(args.input, args.output, shapes, places)
     except ImportError_ as e:
         print(f"fleet-import: error: {e}", file=sys.stderr)
         return 1
