@@ -72,7 +72,12 @@ struct ExecutableRecord {
 class Writer {
 public:
   explicit Writer(ModuleOp module) : module_(module) {}
-  bool write(std::vector<uint8_t> &bytes, std::string &error);
+  /// Lowers and serializes the module; on success hands the header and the
+  /// payload to `sink` (both live only during the call).
+  bool write(llvm::function_ref<void(llvm::ArrayRef<uint8_t> header,
+                                     llvm::ArrayRef<uint8_t> payload)>
+                 sink,
+             std::string &error);
 
 private:
   void error(Operation *op, const Twine &message) {
@@ -83,7 +88,7 @@ private:
   void collectExecutable(halir::ExecutableOp executable);
   VariantRecord collectVariant(halir::ExecutableVariantOp variant,
                                StringRef executable);
-  std::vector<uint8_t> build();
+  flatbuffers::DetachedBuffer build();
 
   ModuleOp module_;
   std::string name_;
@@ -285,7 +290,10 @@ void Writer::collectExecutable(halir::ExecutableOp executable) {
   executables_.push_back(std::move(record));
 }
 
-bool Writer::write(std::vector<uint8_t> &bytes, std::string &errorText) {
+bool Writer::write(
+    llvm::function_ref<void(llvm::ArrayRef<uint8_t>, llvm::ArrayRef<uint8_t>)>
+        sink,
+    std::string &errorText) {
   if (auto name = module_->getAttrOfType<StringAttr>("fleet.module_name"))
     name_ = name.getValue().str();
   else if (std::optional<StringRef> symbol = module_.getSymName())
@@ -352,12 +360,13 @@ bool Writer::write(std::vector<uint8_t> &bytes, std::string &errorText) {
     }
     return false;
   }
-  std::vector<uint8_t> payload = build();
-  size_t start = bytes.size();
-  bytes.resize(start + rh::kArtifactHeaderSize + payload.size());
-  rh::writeArtifactHeader(bytes.data() + start, payload.data(), payload.size());
-  std::memcpy(bytes.data() + start + rh::kArtifactHeaderSize, payload.data(),
-              payload.size());
+  // The payload is not copied: weights are already held by the module and
+  // by the builder (docs/onnx.md "Memory").
+  flatbuffers::DetachedBuffer payload = build();
+  uint8_t header[rh::kArtifactHeaderSize];
+  rh::writeArtifactHeader(header, payload.data(), payload.size());
+  sink(llvm::ArrayRef<uint8_t>(header, sizeof(header)),
+       llvm::ArrayRef<uint8_t>(payload.data(), payload.size()));
   return true;
 }
 
@@ -375,7 +384,7 @@ std::vector<uint8_t> typeBytes(const std::vector<ValueType> &types) {
   return bytes;
 }
 
-std::vector<uint8_t> Writer::build() {
+flatbuffers::DetachedBuffer Writer::build() {
   flatbuffers::FlatBufferBuilder b(1 << 16);
   std::vector<flatbuffers::Offset<fb::Global>> globals;
   for (const GlobalRecord &g : globals_)
@@ -442,7 +451,7 @@ std::vector<uint8_t> Writer::build() {
   std::vector<flatbuffers::Offset<fb::Constant>> constants;
   for (const artifact::EmittedConstant &c : env_.constants) {
     b.ForceVectorAlignment(c.bytes.size(), 1, 16);
-    auto data = b.CreateVector(c.bytes);
+    auto data = b.CreateVector(c.bytes.data(), c.bytes.size());
     constants.push_back(fb::CreateConstant(b, c.alignment, data));
   }
   std::vector<flatbuffers::Offset<fb::DeviceQuery>> deviceQueries;
@@ -461,23 +470,29 @@ std::vector<uint8_t> Writer::build() {
       b.CreateVector(constants), b.CreateVectorOfStrings(env_.strings),
       b.CreateVector(deviceQueries), b.CreateVector(linkQueries));
   fb::FinishModuleBuffer(b, root);
-  return std::vector<uint8_t>(b.GetBufferPointer(),
-                              b.GetBufferPointer() + b.GetSize());
+  return b.Release();
 }
 
 } // namespace
 
 bool emitArtifact(ModuleOp module, std::vector<uint8_t> &bytes,
                   std::string &error) {
-  return Writer(module).write(bytes, error);
+  return Writer(module).write(
+      [&](ArrayRef<uint8_t> header, ArrayRef<uint8_t> payload) {
+        bytes.insert(bytes.end(), header.begin(), header.end());
+        bytes.insert(bytes.end(), payload.begin(), payload.end());
+      },
+      error);
 }
 
 LogicalResult writeArtifact(ModuleOp module, llvm::raw_ostream &os) {
-  std::vector<uint8_t> bytes;
   std::string error;
-  if (!emitArtifact(module, bytes, error))
+  auto sink = [&](ArrayRef<uint8_t> header, ArrayRef<uint8_t> payload) {
+    os.write(reinterpret_cast<const char *>(header.data()), header.size());
+    os.write(reinterpret_cast<const char *>(payload.data()), payload.size());
+  };
+  if (!Writer(module).write(sink, error))
     return module.emitError(error);
-  os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
   return success();
 }
 

@@ -614,35 +614,45 @@ bool FunctionLowering::lowerStructured(Operation *op) {
 
 /// The bytes of a util.buffer.constant value (dense elements, stored as in
 /// memory; strings; dense resources).
-static std::optional<std::vector<uint8_t>> constantBytes(Attribute value) {
+/// The bytes of a util.buffer.constant value in `constant`: a view of the
+/// attribute's storage where it holds them as stored, else a copy.
+static bool constantBytes(Attribute value, EmittedConstant &constant) {
+  auto view = [&](ArrayRef<char> data) {
+    constant.bytes = ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(data.data()), data.size());
+    return true;
+  };
+  auto own = [&](std::vector<uint8_t> data) {
+    constant.owned = std::move(data);
+    constant.bytes = constant.owned;
+    return true;
+  };
   if (auto text = dyn_cast<StringAttr>(value))
-    return std::vector<uint8_t>(text.getValue().begin(), text.getValue().end());
+    return view(ArrayRef<char>(text.getValue().data(), text.getValue().size()));
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
     Type element = dense.getElementType();
     if (!element.isIntOrIndexOrFloat() || element.getIntOrFloatBitWidth() % 8)
-      return std::nullopt; // i1 and sub-byte types are bit-packed in MLIR
+      return false; // i1 and sub-byte types are bit-packed in MLIR
     ArrayRef<char> raw = dense.getRawData();
     size_t count = size_t(dense.getNumElements());
     size_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    std::vector<uint8_t> bytes(count * elementBytes);
     if (dense.isSplat()) {
+      std::vector<uint8_t> bytes(count * elementBytes);
       for (size_t i = 0; i < count; ++i)
         std::memcpy(bytes.data() + i * elementBytes, raw.data(), elementBytes);
-    } else if (raw.size() == bytes.size()) {
-      std::memcpy(bytes.data(), raw.data(), bytes.size());
-    } else {
-      return std::nullopt;
+      return own(std::move(bytes));
     }
-    return bytes;
+    if (raw.size() != count * elementBytes)
+      return false;
+    return view(raw);
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
-      return std::nullopt;
-    ArrayRef<char> data = blob->getData();
-    return std::vector<uint8_t>(data.begin(), data.end());
+      return false;
+    return view(blob->getData());
   }
-  return std::nullopt;
+  return false;
 }
 
 bool FunctionLowering::lowerUtil(Operation *op) {
@@ -691,9 +701,8 @@ bool FunctionLowering::lowerUtil(Operation *op) {
     return true;
   }
   if (auto constant = dyn_cast<utilir::BufferConstantOp>(op)) {
-    std::optional<std::vector<uint8_t>> bytes =
-        constantBytes(constant.getValue());
-    if (!bytes)
+    EmittedConstant emitted;
+    if (!constantBytes(constant.getValue(), emitted))
       return error(op, "util.buffer.constant value is not a byte-addressable "
                        "dense elements, string or resource attribute");
     size_t alignment = 64;
@@ -702,8 +711,8 @@ bool FunctionLowering::lowerUtil(Operation *op) {
     if (alignment == 0 || (alignment & (alignment - 1)) || alignment > 4096)
       return error(op, "util.buffer.constant alignment must be a power of "
                        "two up to 4096");
-    env_.constants.push_back(
-        EmittedConstant{std::move(*bytes), uint32_t(alignment)});
+    emitted.alignment = uint32_t(alignment);
+    env_.constants.push_back(std::move(emitted));
     emit(op, OpKind::ConstantRef, {plain(constant.getResult())}, 0, 0,
          uint32_t(env_.constants.size() - 1));
     return true;

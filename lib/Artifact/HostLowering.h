@@ -92,7 +92,11 @@ struct GlobalInfo {
 };
 
 struct EmittedConstant {
-  std::vector<uint8_t> bytes;
+  /// The constant's bytes: a view of the attribute's own storage (a
+  /// resource blob or non-splat dense data; the module outlives the
+  /// artifact's writing) or of `owned`, so weights are not copied.
+  llvm::ArrayRef<uint8_t> bytes;
+  std::vector<uint8_t> owned;
   uint32_t alignment;
 };
 struct EmittedDeviceQuery {

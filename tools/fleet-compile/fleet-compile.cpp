@@ -47,6 +47,9 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
@@ -128,6 +131,25 @@ struct VerifyPhasePass
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "fleet-compile") << message << "\n";
   return 1;
+}
+
+/// Once the input is parsed its text is only read again to quote a line in
+/// a diagnostic: the pages of a memory-mapped input are handed back to the
+/// kernel (a private file mapping reads them back on demand), so a model's
+/// weights are not held as text and as blobs at once (docs/onnx.md
+/// "Memory").
+static void releaseSourcePages(const llvm::SourceMgr &sourceMgr) {
+  const llvm::MemoryBuffer *buffer =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (buffer->getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap)
+    return;
+  uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = uintptr_t(buffer->getBufferStart());
+  uintptr_t end = uintptr_t(buffer->getBufferEnd());
+  uintptr_t first = (begin + page - 1) & ~(page - 1);
+  uintptr_t last = end & ~(page - 1);
+  if (last > first)
+    madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
 }
 
 /// Runs fleet-import on an .onnx input into a temporary .mlir file, whose
@@ -231,6 +253,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  releaseSourcePages(sourceMgr);
 
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);
