@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= 2
 
-.PHONY: demo test test-tsan bootstrap configure build bench clean
+.PHONY: demo test test-tsan test-asan bootstrap configure build bench clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -26,6 +26,13 @@ build: configure
 test: build
 	/usr/lib/llvm-22/bin/lit -sv $(BUILD)/test
 	$(MAKE) test-tsan
+	$(MAKE) test-asan
+
+# The runtime built alone (no LLVM/MLIR visible to CMake) with ASan + UBSan:
+# an artifact through its fleet-run, then the artifact fuzz corpus (every
+# mutant rejected or run cleanly, leak check on); scripts/check-standalone-runtime.
+test-asan: build
+	scripts/check-standalone-runtime --asan $(BUILD)
 
 # ThreadSanitizer run of the runtime's semaphore/fence/queue/failure/stress
 # tests (the runtime library builds without MLIR, so this build is small).

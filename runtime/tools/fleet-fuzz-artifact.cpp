@@ -4,7 +4,8 @@
 //
 // Makes MUTANTS mutants of a valid artifact and loads each into a fresh
 // Context on one local-sync device; a mutant that loads has every export
-// called with zero/default arguments (host waits bounded). Mutations are
+// called with zero/default arguments (zero-filled buffer views of the shapes
+// the program states; host waits bounded). Mutations are
 // structure-aware: a record's kind, slot count or offset, data, target or
 // immediates, a slot, a register type, a fixup, a global's type or binding,
 // a signature type, a library or variant index (through the FlatBuffers
@@ -22,6 +23,7 @@
 #include "fleet/runtime/host/ArtifactFormat.h"
 #include "fleet/runtime/host/Context.h"
 #include "fleet/runtime/host/artifact_generated.h"
+#include "fleet/runtime/tooling/Tensor.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -164,14 +166,41 @@ bool mutate(std::vector<uint8_t> &bytes, Rng &rng) {
   return false;
 }
 
-/// Zero/default arguments for `function` (buffer views of the described
-/// tensors, fresh fences for coarse-fences functions).
-std::vector<host::Value> arguments(const host::Function &function) {
+/// Zero/default arguments for `function`: a zero-filled buffer view on
+/// `device` of each buffer-view argument whose shape and element type the
+/// program states (at most 64 Ki elements; else a null view), zero scalars,
+/// fresh fences for coarse-fences functions.
+std::vector<host::Value> arguments(const host::Function &function,
+                                   hal::Device &device) {
+  const host::FunctionSignature &signature = function.signature();
   std::vector<host::Value> values;
-  for (host::ValueType type : function.signature().arguments) {
+  for (size_t i = 0; i < signature.arguments.size(); ++i) {
+    host::ValueType type = signature.arguments[i];
     if (type == host::ValueType::Fence) {
       hal::Ref<hal::Semaphore> semaphore = hal::Semaphore::create(1);
       values.push_back(host::Value::fence(hal::Fence::createAt(*semaphore, 1)));
+    } else if (type == host::ValueType::BufferView &&
+               i < signature.argumentTensors.size()) {
+      const host::TensorDescription &description = signature.argumentTensors[i];
+      tooling::HostTensor tensor;
+      tensor.shape = description.shape;
+      tensor.elementType = description.elementType;
+      uint64_t count = 1;
+      bool usable = description.known && hal::element_type::byteSize(
+                                             description.elementType) > 0;
+      for (int64_t dim : description.shape) {
+        if (dim < 0 || dim > (1 << 16) || (count *= uint64_t(dim)) > (1 << 16))
+          usable = false;
+      }
+      if (usable) {
+        tensor.bytes.assign(count * hal::element_type::byteSize(
+                                        description.elementType), 0);
+        if (auto view = tooling::uploadTensor(device, tensor); view.ok()) {
+          values.push_back(host::Value::bufferView(std::move(*view)));
+          continue;
+        }
+      }
+      values.push_back(host::Value::reference(type, hal::Ref<hal::RefCounted>()));
     } else if (host::isReferenceType(type)) {
       values.push_back(host::Value::reference(type, hal::Ref<hal::RefCounted>()));
     } else {
@@ -182,6 +211,9 @@ std::vector<host::Value> arguments(const host::Function &function) {
 }
 
 } // namespace
+
+// LeakSanitizer's on-demand check (present only in sanitizer builds).
+extern "C" int __lsan_do_recoverable_leak_check() __attribute__((weak));
 
 int main(int argc, char **argv) {
   if (argc < 3) {
@@ -199,7 +231,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   int reached = 0, rejected = 0, loaded = 0, ran = 0;
+  // FLEET_FUZZ_LEAK_EACH=1 (debugging, under ASan): a leak check after
+  // every mutant, naming the first one that leaked.
+  const bool leakEach =
+      std::getenv("FLEET_FUZZ_LEAK_EACH") && __lsan_do_recoverable_leak_check;
   for (int i = 0; i < mutants; ++i) {
+    if (leakEach && i > 0 && __lsan_do_recoverable_leak_check()) {
+      std::fprintf(stderr, "fleet-fuzz-artifact: mutant %d leaked\n", i - 1);
+      return 1;
+    }
     std::vector<uint8_t> bytes = seed;
     for (int n = 1 + rng() % 3; n > 0; --n)
       if (mutate(bytes, rng))
@@ -212,7 +252,8 @@ int main(int argc, char **argv) {
       std::ofstream out(keep, std::ios::binary);
       out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
     }
-    auto device = hal::createDevice("local-sync");
+    // A mutated workgroup count may ask for billions of workgroups: bounded.
+    auto device = hal::createDevice("local-sync?max_workgroups=4096");
     auto context = host::Context::create({*device});
     (*context)->setHostWaitLimit(50);
     auto module = (*context)->loadArtifact(bytes, "mutant");
@@ -228,12 +269,31 @@ int main(int argc, char **argv) {
       continue;
     }
     ++loaded;
+    const bool verbose = std::getenv("FLEET_FUZZ_VERBOSE");
     for (const host::Function *function : (*module)->exports()) {
       std::vector<host::Value> results;
-      if ((*context)->invoke(*function, arguments(*function), results).ok())
+      hal::Status status =
+          (*context)->invoke(*function, arguments(*function, **device), results);
+      if (status.ok())
         ++ran;
+      else if (verbose)
+        std::fprintf(stderr, "mutant %d: @%s: %s\n", i,
+                     function->name().c_str(), status.toString().c_str());
     }
-    (*context)->waitIdle().ignoreError();
+    hal::Status idle = (*context)->waitIdle();
+    if (!idle.ok() && verbose)
+      std::fprintf(stderr, "mutant %d: waitIdle: %s\n", i,
+                   idle.toString().c_str());
+    // Work that can never run (a mutant that waits on its own signal) is
+    // given up, so it releases the device and its buffers.
+    if (!idle.ok())
+      if (hal::Status abandoned = (**device).abandonPending(
+              hal::Status(), hal::Timeout::milliseconds(2000));
+          !abandoned.ok()) {
+        std::fprintf(stderr, "fleet-fuzz-artifact: mutant %d: %s\n", i,
+                     abandoned.toString().c_str());
+        return 1;
+      }
   }
   std::printf("mutants %d: reached the verifier %d (%.1f%%), rejected %d, "
               "loaded %d, calls that returned ok %d\n",

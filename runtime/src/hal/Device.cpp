@@ -526,4 +526,23 @@ DeviceStatistics Device::statistics() const {
   return statistics;
 }
 
+Status Device::abandonPending(Status reason, Timeout timeout) {
+  if (reason.ok())
+    reason = makeStatus(StatusCode::Aborted, "device '", name_,
+                        "': queued work abandoned");
+  while (true) {
+    // A short wait lets ops already running or scheduled finish first.
+    Status idle = waitIdle(Timeout::milliseconds(1));
+    if (idle.ok())
+      return idle;
+    std::vector<FenceEntry> blocked;
+    blockedWaits(blocked);
+    for (const FenceEntry &entry : blocked)
+      if (!entry.semaphore->reachedOrFailed(entry.value))
+        entry.semaphore->fail(reason);
+    if (timeout.expired())
+      return waitIdle(Timeout::immediate());
+  }
+}
+
 } // namespace fleet::runtime::hal

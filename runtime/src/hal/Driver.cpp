@@ -11,7 +11,8 @@ namespace {
 
 constexpr const char *kKnownDrivers = "local-sync, local-task";
 constexpr const char *kKnownParameters =
-    "discrete, fail_after, task_topology_group_count, queue_count, name";
+    "discrete, fail_after, task_topology_group_count, queue_count, name, "
+    "max_workgroups";
 
 bool parseUnsigned(std::string_view text, uint64_t &value) {
   if (text.empty())
@@ -86,6 +87,11 @@ StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
       if (!parseUnsigned(value, number) || number == 0 || number > 64)
         return error("queue_count=", value, " is not in 1..64");
       spec.options.queueCount = uint32_t(number);
+    } else if (key == "max_workgroups") {
+      if (!parseUnsigned(value, number) || number == 0)
+        return error("max_workgroups=", value,
+                     " is not a positive workgroup count");
+      spec.options.maxWorkgroups = number;
     } else if (key == "name") {
       if (value.empty())
         return error("name= needs a value");

@@ -52,6 +52,16 @@ void LocalDevice::submit(QueueOp &op) {
     arm(pending);
 }
 
+void LocalDevice::blockedWaits(std::vector<FenceEntry> &out) {
+  // Only a queue's head is armed; the ops behind it wait for it.
+  for (uint32_t i = 0; i < queueCount(); ++i) {
+    std::lock_guard<std::mutex> lock(queues_[i].mutex);
+    if (PendingOp *head = queues_[i].head; head && head->op->wait)
+      for (const FenceEntry &entry : head->op->wait->entries())
+        out.push_back(entry);
+  }
+}
+
 void LocalDevice::recordWaitFailure(PendingOp *op, const Status &status) {
   bool expected = false;
   if (op->waitFailed.compare_exchange_strong(expected, true,
@@ -380,6 +390,21 @@ Status LocalDevice::executeCommandBuffer(const QueueOp &op,
       noteDispatches(1);
       uint64_t failedWorkgroup = 0;
       int32_t result = 0;
+      if (uint64_t limit = options().maxWorkgroups) {
+        uint64_t total = 1;
+        bool over = false;
+        for (uint32_t count : command.workgroups)
+          over |= __builtin_mul_overflow(total, uint64_t(count), &total);
+        if (over || total > limit)
+          return makeStatus(StatusCode::ResourceExhausted,
+                            "hal.command_buffer.dispatch of '",
+                            executable.exportName(command.ordinal),
+                            "' (executable '", executable.name(),
+                            "') on device '", name(), "': workgroups (",
+                            command.workgroups[0], ", ", command.workgroups[1],
+                            ", ", command.workgroups[2],
+                            ") exceed max_workgroups=", limit);
+      }
       if (uint64_t(command.workgroups[0]) * command.workgroups[1] *
               command.workgroups[2] !=
           0)

@@ -79,6 +79,7 @@ protected:
   LocalDevice(std::string driverName, DeviceOptions options);
 
   void submit(QueueOp &op) override;
+  void blockedWaits(std::vector<FenceEntry> &out) override;
 
   /// The op's waits are met: run it somewhere.
   virtual void schedule(PendingOp *op) = 0;

@@ -46,6 +46,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace fleet::runtime::hal {
 
@@ -77,6 +78,10 @@ struct DeviceOptions {
   uint32_t workerCount = 1;
   /// Number of queues; affinity bits map onto them modulo this count.
   uint32_t queueCount = 1;
+  /// A dispatch of more workgroups than this fails (RESOURCE_EXHAUSTED)
+  /// instead of running (`?max_workgroups=N`); 0 = no bound. For tools that
+  /// run untrusted workgroup counts, such as the artifact fuzzer.
+  uint64_t maxWorkgroups = 0;
 };
 
 /// Answer of Device::query: `value` is meaningful only when `ok`.
@@ -166,6 +171,18 @@ public:
   /// Blocks until every op submitted so far has completed or failed.
   Status waitIdle(Timeout timeout);
 
+  /// Gives up on queued work that waits for semaphore values nothing will
+  /// signal (a program that deadlocked itself, or one abandoned after a
+  /// timed-out waitIdle): fails each semaphore a waiting op is blocked on
+  /// with `reason` (ABORTED if ok), so those ops fail their signal fences and
+  /// release what they hold, and repeats until the device is idle or
+  /// `timeout` passes. Failing a semaphore is permanent and reaches every
+  /// other waiter of it (devices, the host). Call it only when no thread
+  /// submits to this device any more; without it, a queue op that can never
+  /// run keeps its fences, buffers and this device alive (a reference
+  /// cycle through the semaphore it waits on). Returns waitIdle's status.
+  Status abandonPending(Status reason, Timeout timeout);
+
   DeviceStatistics statistics() const;
 
   /// Checks that this device may touch `buffer` in `operation` and imports it
@@ -195,6 +212,10 @@ protected:
   /// it to the heap and queue it. Must not fail: errors go to the op's
   /// signal fence.
   virtual void submit(QueueOp &op) = 0;
+  /// The semaphores (with the values they wait for) that queued ops are
+  /// blocked on now; for abandonPending. A driver that queues nothing adds
+  /// none.
+  virtual void blockedWaits(std::vector<FenceEntry> &out) {}
 
 private:
   friend class DeviceGroup;
