@@ -84,6 +84,8 @@ class Row:
     def status(self):
         if self.value is None:
             return "n/a"
+        if self.check is None:  # a figure reported without a goal
+            return "info"
         return "met" if self.check(self.value) else "MISSED"
 
 
