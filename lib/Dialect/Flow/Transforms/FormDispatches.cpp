@@ -474,6 +474,8 @@ struct FormDispatchesPass
       if (failed(flow::decomposeAggregatedOps(func)) ||
           failed(applyPatternsGreedily(func, frozenToLinalg)))
         return signalPassFailure();
+      flow::refineStaticShapes(func);
+      flow::lowerAsserts(func);
       flow::convertTensorOpsToLinalg(func);
     }
     RewritePatternSet patterns(context);

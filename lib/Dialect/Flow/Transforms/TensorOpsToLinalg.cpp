@@ -23,6 +23,14 @@
 //   bounds: an out-of-range index reads the nearest element (as XLA's
 //   gathers do), never memory outside the tensor.
 //
+// - a linalg operand made by a dynamic tensor.reshape of a static source
+//   gets a static reshape when the op's other operands pin all but one of
+//   its dimensions (the element count gives the last).
+//
+// - `cf.assert` in host functions (torch-mlir's shape checks) becomes
+//   `util.status.check_ok` of `select(cond, 0, 1)`: a failed check ends the
+//   call with the assert's message.
+//
 // Invariant after it: every such op left is one the host can copy, and no
 // gather in a kernel reads out of bounds.
 //
@@ -30,7 +38,9 @@
 
 #include "TensorOpsToLinalg.h"
 
+#include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -38,6 +48,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Debug.h"
 
@@ -348,9 +360,130 @@ bool isClamped(Value index, int64_t dim) {
   return max && getConstantIntValue(max.getRhs()) == 0;
 }
 
+/// A type for `reshape` (a tensor.reshape of a static source with a dynamic
+/// result) from the sizes `known` says (dynamic where unknown): the reshape
+/// keeps the source's element count, so one unknown dimension is that count
+/// over the others. Null when more are unknown or the sizes do not fit.
+RankedTensorType refineReshapeType(tensor::ReshapeOp reshape,
+                                   ArrayRef<int64_t> known) {
+  int64_t elements = reshape.getSource().getType().getNumElements();
+  SmallVector<int64_t> shape(known);
+  int64_t product = 1, dynamic = -1;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!ShapedType::isDynamic(size)) {
+      product *= size;
+      continue;
+    }
+    if (dynamic >= 0)
+      return {};
+    dynamic = d;
+  }
+  if (dynamic >= 0) {
+    if (product == 0 || elements % product != 0)
+      return {};
+    shape[dynamic] = elements / product;
+  } else if (product != elements) {
+    return {};
+  }
+  return RankedTensorType::get(shape,
+                               reshape.getResultType().getElementType());
+}
+
+/// Operands of `op` made by a dynamic tensor.reshape of a static source get
+/// a static reshape when the op's other operands pin all but one of its
+/// dimensions (ONNX reductions over axes given as inputs: torch-mlir
+/// reshapes to a computed `?x?x?` shape that the reduction's static result
+/// fixes but for the reduced dimension).
+void refineReshapeOperands(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> ranges(op.getNumLoops(), ShapedType::kDynamic);
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!type)
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        if (!type.isDynamicDim(d))
+          ranges[dim.getPosition()] = type.getDimSize(d);
+  }
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto reshape = operand.get().getDefiningOp<tensor::ReshapeOp>();
+    if (!reshape || reshape.getResultType().hasStaticShape() ||
+        !reshape.getSource().getType().hasStaticShape())
+      continue;
+    AffineMap map = maps[operand.getOperandNumber()];
+    SmallVector<int64_t> known(reshape.getResultType().getShape());
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        if (ShapedType::isDynamic(known[d]))
+          known[d] = ranges[dim.getPosition()];
+    RankedTensorType refined = refineReshapeType(reshape, known);
+    if (!refined)
+      continue;
+    OpBuilder b(reshape);
+    b.setInsertionPointAfter(reshape);
+    // The shape as a constant: the computed one is no longer needed.
+    auto shapeType = cast<RankedTensorType>(reshape.getShape().getType());
+    SmallVector<Attribute> sizes;
+    for (int64_t size : refined.getShape())
+      sizes.push_back(b.getIntegerAttr(shapeType.getElementType(), size));
+    Value shape = arith::ConstantOp::create(
+        b, reshape.getLoc(), DenseElementsAttr::get(shapeType, sizes));
+    Value result = tensor::ReshapeOp::create(b, reshape.getLoc(), refined,
+                                             reshape.getSource(), shape);
+    // Linalg operands take the static value; other uses (tensor.dim) see
+    // it through a cast, which canonicalization folds away.
+    Value widened = tensor::CastOp::create(b, reshape.getLoc(),
+                                           reshape.getResultType(), result);
+    reshape.getResult().replaceUsesWithIf(widened, [&](OpOperand &use) {
+      return !isa<linalg::LinalgOp>(use.getOwner());
+    });
+    reshape.getResult().replaceUsesWithIf(result, [&](OpOperand &use) {
+      return isa<linalg::LinalgOp>(use.getOwner()) &&
+             use.getOwner()->getParentRegion() ==
+                 op->getParentRegion();
+    });
+    if (!reshape->use_empty())
+      continue;
+    Operation *shapeOp = reshape.getShape().getDefiningOp();
+    reshape->erase();
+    if (shapeOp && shapeOp->use_empty() && isMemoryEffectFree(shapeOp))
+      shapeOp->erase();
+    LLVM_DEBUG(llvm::dbgs() << "reshape refined to " << refined << "\n");
+  }
+}
+
 } // namespace
 
 namespace fleet::flow {
+
+void refineStaticShapes(Operation *root) {
+  SmallVector<linalg::LinalgOp> ops;
+  root->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  for (linalg::LinalgOp op : ops)
+    refineReshapeOperands(op);
+  // Upstream folds: tensor.dim of static tensors.
+  MLIRContext *context = root->getContext();
+  RewritePatternSet patterns(context);
+  tensor::CastOp::getCanonicalizationPatterns(patterns, context);
+  tensor::DimOp::getCanonicalizationPatterns(patterns, context);
+  (void)applyPatternsGreedily(root, std::move(patterns));
+}
+
+void lowerAsserts(Operation *root) {
+  SmallVector<cf::AssertOp> asserts;
+  root->walk([&](cf::AssertOp op) { asserts.push_back(op); });
+  for (cf::AssertOp op : asserts) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value ok = arith::ConstantIntOp::create(b, loc, 0, 32);
+    Value failed = arith::ConstantIntOp::create(b, loc, 1, 32);
+    Value status = arith::SelectOp::create(b, loc, op.getArg(), ok, failed);
+    fleet::util::StatusCheckOkOp::create(b, loc, status, op.getMsgAttr());
+    op.erase();
+  }
+}
 
 void clampGatherIndices(Operation *root) {
   SmallVector<tensor::ExtractOp> gathers;

@@ -20,6 +20,14 @@ mlir::LogicalResult decomposeAggregatedOps(mlir::Operation *root);
 /// that belong in a kernel into linalg.generic ops (TensorOpsToLinalg.cpp).
 void convertTensorOpsToLinalg(mlir::Operation *root);
 
+/// Gives dynamic tensor.reshape operands of linalg ops the static shape the
+/// op's other operands pin down.
+void refineStaticShapes(mlir::Operation *root);
+
+/// Rewrites cf.assert into util.status.check_ok (a failed assert fails the
+/// call with its message).
+void lowerAsserts(mlir::Operation *root);
+
 /// Clamps the indices of every tensor.extract inside a linalg op under
 /// `root` into the source's bounds (an out-of-range gather reads the
 /// nearest element).
