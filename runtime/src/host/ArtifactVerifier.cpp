@@ -39,8 +39,9 @@ private:
   }
   void checkGlobals();
   void checkFunction(uint32_t index, const fb::Function &function);
-  void checkRecord(const std::string &where, const fb::Function &function,
-                   const fb::Record &record, const RegisterTypes &types);
+  void checkRecord(const std::string &where, uint32_t index,
+                   const fb::Function &function, const fb::Record &record,
+                   const RegisterTypes &types);
   void checkExecutables();
   ValueType slotType(const RegisterTypes &types, uint32_t tagged) const {
     return (tagged & 0x80000000u) ? ValueType(types.refs[tagged & ~0x80000000u])
@@ -181,8 +182,7 @@ void Checker::checkFunction(uint32_t index, const fb::Function &function) {
     return fail(where + ": no records");
   for (uint32_t i = 0; i < count; ++i) {
     size_t before = problems_.size();
-    checkRecord(hal::concat(where, ": record ", i), function,
-                *records->Get(i), types);
+    checkRecord(where, i, function, *records->Get(i), types);
     if (problems_.size() != before)
       return;
   }
@@ -192,17 +192,22 @@ void Checker::checkFunction(uint32_t index, const fb::Function &function) {
     fail(where + ": the last record can fall through");
 }
 
-void Checker::checkRecord(const std::string &where, const fb::Function &function,
-                          const fb::Record &record, const RegisterTypes &types) {
+void Checker::checkRecord(const std::string &where, uint32_t index,
+                          const fb::Function &function, const fb::Record &record,
+                          const RegisterTypes &types) {
   if (record.kind() >= kOpKindCount)
-    return fail(hal::concat(where, ": unknown kind ", record.kind()));
+    return fail(hal::concat(where, ": record ", index, ": unknown kind ",
+                            record.kind()));
   auto kind = OpKind(record.kind());
-  std::string at = where + " (" + opKindName(kind) + ")";
+  // The message prefix, built only for a problem (most records have none).
+  auto at = [&] {
+    return hal::concat(where, ": record ", index, " (", opKindName(kind), ")");
+  };
   uint32_t slotCount = sizeOf(function.slots());
   if (uint64_t(record.slot_offset()) + record.slot_count() > slotCount)
-    return fail(at + ": slots out of range");
+    return fail(at() + ": slots out of range");
   if (record.site() >= sizeOf(function.sites()))
-    return fail(at + ": site out of range");
+    return fail(at() + ": site out of range");
   const uint32_t *slots = function.slots()
                               ? function.slots()->data() + record.slot_offset()
                               : nullptr;
@@ -210,16 +215,16 @@ void Checker::checkRecord(const std::string &where, const fb::Function &function
       host::checkRecord(kind, slots, record.slot_count(), record.imm(),
                         record.imm2(), types);
   if (!problem.empty())
-    return fail(at + ": " + problem);
+    return fail(at() + ": " + problem);
   bool jumps = kind == OpKind::Jump || kind == OpKind::BranchIfFalse ||
                kind == OpKind::ForEnter || kind == OpKind::ForNext;
   if (jumps && record.target() >= sizeOf(function.records()))
-    return fail(at + ": jump target out of range");
+    return fail(at() + ": jump target out of range");
   uint32_t data = record.data();
   auto inRange = [&](uint32_t size, const char *what) {
     if (data < size)
       return true;
-    fail(hal::concat(at, ": ", what, " ", data, " out of range (", size, ")"));
+    fail(hal::concat(at(), ": ", what, " ", data, " out of range (", size, ")"));
     return false;
   };
   switch (opKindData(kind)) {
@@ -231,7 +236,7 @@ void Checker::checkRecord(const std::string &where, const fb::Function &function
                                                 : types.scalars[slots[0]]) ||
         isReferenceType(type) != (kind == OpKind::GlobalLoadRef ||
                                   kind == OpKind::GlobalStoreRef))
-      fail(at + ": register type differs from the global's");
+      fail(at() + ": register type differs from the global's");
     return;
   }
   case OpDataKind::Function: {
@@ -242,13 +247,13 @@ void Checker::checkRecord(const std::string &where, const fb::Function &function
     uint32_t resultCount = sizeOf(callee.result_types());
     if (callee.is_initializer() || record.imm() != int64_t(argCount) ||
         record.slot_count() != argCount + resultCount)
-      return fail(at + ": the call does not match the callee's signature");
+      return fail(at() + ": the call does not match the callee's signature");
     for (uint32_t i = 0; i < argCount + resultCount; ++i) {
       uint8_t expected = i < argCount
                              ? callee.argument_types()->Get(i)
                              : callee.result_types()->Get(i - argCount);
       if (slotType(types, slots[i]) != ValueType(expected))
-        return fail(hal::concat(at, ": operand ", i,
+        return fail(hal::concat(at(), ": operand ", i,
                                 " type differs from the callee's"));
     }
     return;
@@ -265,7 +270,7 @@ void Checker::checkRecord(const std::string &where, const fb::Function &function
   case OpDataKind::DeviceQuery:
     if (inRange(sizeOf(module_.device_queries()), "device query") &&
         module_.device_queries()->Get(data)->type() != types.scalars[slots[2]])
-      fail(at + ": result register type differs from the query's");
+      fail(at() + ": result register type differs from the query's");
     return;
   case OpDataKind::LinkQuery:
     inRange(sizeOf(module_.link_queries()), "link query");
@@ -276,11 +281,11 @@ void Checker::checkRecord(const std::string &where, const fb::Function &function
   if (kind == OpKind::Return) {
     uint32_t results = sizeOf(function.result_types());
     if (record.slot_count() != results)
-      return fail(at + ": returns a different number of values than the "
+      return fail(at() + ": returns a different number of values than the "
                        "function's results");
     for (uint32_t i = 0; i < results; ++i)
       if (slotType(types, slots[i]) != ValueType(function.result_types()->Get(i)))
-        return fail(hal::concat(at, ": result ", i,
+        return fail(hal::concat(at(), ": result ", i,
                                 " type differs from the signature"));
   }
 }
