@@ -89,7 +89,12 @@ bool isElementwiseGeneric(Operation *op) {
 /// True when the only user of `value` is an elementwise generic, which the
 /// op producing it then fuses into.
 bool feedsElementwiseKernel(Value value) {
-  return value.hasOneUse() && isElementwiseGeneric(*value.getUsers().begin());
+  if (value.use_empty())
+    return false;
+  Operation *user = *value.getUsers().begin();
+  return isElementwiseGeneric(user) &&
+         llvm::all_of(value.getUsers(),
+                      [&](Operation *other) { return other == user; });
 }
 
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
