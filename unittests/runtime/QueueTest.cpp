@@ -22,28 +22,34 @@ protected:
   }
 };
 
-TEST_P(QueueTest, OpsOnOneQueueRunInSubmissionOrder) {
+TEST_P(QueueTest, OpsOnOneQueueWaitOnlyForTheirFences) {
   Ref<Device> device = makeDevice(uri());
-  Ref<Buffer> buffer = makeHostBuffer(*device, 4);
+  Ref<Buffer> gated = makeHostBuffer(*device, 4);
+  Ref<Buffer> free = makeHostBuffer(*device, 4);
   Ref<Fence> gate = Fence::createAt(*Semaphore::create(0), 1);
   Ref<Fence> first = device->createFence();
   Ref<Fence> last = device->createFence();
-  // The first op waits on the host; the later ones wait on nothing, yet the
-  // in-order queue keeps them behind it.
+  // The first op waits on the host. The later ones, on the same queue, wait
+  // on nothing: queues are not in order, so they run without it (issue 34).
   uint32_t one = 1;
   FLEET_ASSERT_OK(device->queueUpdate(kQueueAffinityAny, gate.get(),
-                                      first.get(), &one, *buffer, 0, 4));
-  for (uint32_t value = 2; value <= 100; ++value)
-    FLEET_ASSERT_OK(device->queueUpdate(kQueueAffinityAny, nullptr,
-                                        value == 100 ? last.get() : nullptr,
-                                        &value, *buffer, 0, 4));
-  EXPECT_EQ(last->wait(Timeout::milliseconds(20)).code(),
-            StatusCode::DeadlineExceeded);
-  EXPECT_EQ(readWords(*buffer)[0], 0u);
-  FLEET_ASSERT_OK(gate->signal());
+                                      first.get(), &one, *gated, 0, 4));
+  Ref<Fence> previous;
+  for (uint32_t value = 2; value <= 100; ++value) {
+    // Chained by fences, the later ones still run one after another.
+    Ref<Fence> done = value == 100 ? last : device->createFence();
+    FLEET_ASSERT_OK(device->queueUpdate(kQueueAffinityAny, previous.get(),
+                                        done.get(), &value, *free, 0, 4));
+    previous = done;
+  }
   FLEET_ASSERT_OK(last->wait(testTimeout()));
-  FLEET_EXPECT_OK(first->query());
-  EXPECT_EQ(readWords(*buffer)[0], 100u);
+  EXPECT_EQ(readWords(*free)[0], 100u);
+  EXPECT_EQ(first->wait(Timeout::immediate()).code(),
+            StatusCode::DeadlineExceeded);
+  EXPECT_EQ(readWords(*gated)[0], 0u);
+  FLEET_ASSERT_OK(gate->signal());
+  FLEET_ASSERT_OK(first->wait(testTimeout()));
+  EXPECT_EQ(readWords(*gated)[0], 1u);
   FLEET_EXPECT_OK(device->waitIdle(testTimeout()));
   EXPECT_EQ(device->statistics().queueOpsExecuted, 100u);
 }
@@ -69,13 +75,19 @@ TEST_P(QueueTest, CopyFillUpdateAndBarrier) {
   Ref<Buffer> b = makeHostBuffer(*device, 16);
   Ref<Fence> done = device->createFence();
   std::vector<uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8};
-  FLEET_ASSERT_OK(device->queueFill(1, nullptr, nullptr, *a, 0, 16, 0xABCD, 2));
-  FLEET_ASSERT_OK(device->queueUpdate(1, nullptr, nullptr, bytes.data(), *a,
-                                      4, 8));
+  // Queues are not in order: each op waits for the one before it.
+  Ref<Fence> step[4] = {device->createFence(), device->createFence(),
+                        device->createFence(), device->createFence()};
+  FLEET_ASSERT_OK(
+      device->queueFill(1, nullptr, step[0].get(), *a, 0, 16, 0xABCD, 2));
+  FLEET_ASSERT_OK(device->queueUpdate(1, step[0].get(), step[1].get(),
+                                      bytes.data(), *a, 4, 8));
   bytes.assign(8, 0); // captured at submission: this must not show
-  FLEET_ASSERT_OK(device->queueCopy(1, nullptr, nullptr, *a, 2, *b, 0, 12));
-  FLEET_ASSERT_OK(device->queueFill(1, nullptr, nullptr, *b, 12, 4, 0x7F, 1));
-  FLEET_ASSERT_OK(device->queueBarrier(1, nullptr, done.get()));
+  FLEET_ASSERT_OK(
+      device->queueCopy(1, step[1].get(), step[2].get(), *a, 2, *b, 0, 12));
+  FLEET_ASSERT_OK(
+      device->queueFill(1, step[2].get(), step[3].get(), *b, 12, 4, 0x7F, 1));
+  FLEET_ASSERT_OK(device->queueBarrier(1, step[3].get(), done.get()));
   FLEET_ASSERT_OK(device->queueFlush(1));
   FLEET_ASSERT_OK(done->wait(testTimeout()));
   std::vector<uint8_t> expected = {0xCD, 0xAB, 1, 2, 3, 4, 5, 6, 7,
@@ -106,6 +118,40 @@ TEST_P(QueueTest, SubmissionValidatesOperands) {
   status = device->queueBarrier(1, fence.get(), fence.get());
   EXPECT_TRUE(contains(status.message(), "the same fence"));
   EXPECT_EQ(device->statistics().queueOpsSubmitted, 0u);
+}
+
+TEST_P(QueueTest, AllocaWaitsForEarlierDeallocasOnItsQueue) {
+  // Queues are not in order, but an alloca follows the deallocas submitted
+  // before it to its queue, so it may reuse what they free (a loop's memory
+  // stays bounded); allocas on other queues do not wait for them.
+  Ref<Device> device = makeDevice(uri("queue_count=2"));
+  const BufferUsage usage = BufferUsage::Transfer;
+  Ref<Fence> first = device->createFence();
+  FLEET_ASSERT_OK_AND_ASSIGN(
+      Ref<Buffer> old, device->queueAlloca(1, nullptr, first.get(), 0,
+                                           MemoryType::DeviceLocal, usage, 64));
+  FLEET_ASSERT_OK(first->wait(testTimeout()));
+  Ref<Fence> gate = Fence::createAt(*Semaphore::create(0), 1);
+  Ref<Fence> freed = device->createFence();
+  FLEET_ASSERT_OK(device->queueDealloca(1, gate.get(), freed.get(), *old));
+  Ref<Fence> same = device->createFence();
+  Ref<Fence> other = device->createFence();
+  FLEET_ASSERT_OK_AND_ASSIGN(
+      Ref<Buffer> next, device->queueAlloca(1, nullptr, same.get(), 0,
+                                            MemoryType::DeviceLocal, usage, 64));
+  FLEET_ASSERT_OK_AND_ASSIGN(
+      Ref<Buffer> elsewhere,
+      device->queueAlloca(2, nullptr, other.get(), 0, MemoryType::DeviceLocal,
+                          usage, 64));
+  FLEET_ASSERT_OK(other->wait(testTimeout()));
+  EXPECT_TRUE(elsewhere->hasStorage());
+  EXPECT_EQ(same->wait(Timeout::immediate()).code(),
+            StatusCode::DeadlineExceeded);
+  EXPECT_FALSE(next->hasStorage());
+  FLEET_ASSERT_OK(gate->signal());
+  FLEET_ASSERT_OK(same->wait(testTimeout()));
+  FLEET_EXPECT_OK(freed->query());
+  EXPECT_TRUE(next->hasStorage());
 }
 
 TEST_P(QueueTest, DeallocaRunsAfterLastUse) {

@@ -4,7 +4,8 @@
 // updates, dispatches and barriers over cells (small buffers) spread over four
 // devices of both drivers, and submits them in generation order. Each op waits
 // for the ops its cells depend on (read-after-write, write-after-read,
-// write-after-write) plus a few random earlier ops, so every interleaving the
+// write-after-write) plus a few random earlier ops (and, signalling a queue's
+// timeline, for its previous value), so every interleaving the
 // devices choose must produce the result of running the ops one by one. All
 // host waits are bounded: a deadlock fails the test instead of hanging it.
 //
@@ -143,6 +144,10 @@ struct StressHarness {
     Point signal;
     if (timelineSignals) {
       signal.semaphore = timelines[d][queue];
+      // Queues are not in order: the op that signals value N of a timeline
+      // waits for N - 1, so the payload only grows.
+      if (uint64_t previous = timelineValues[d][queue])
+        wait->insert(*signal.semaphore, previous);
       signal.value = ++timelineValues[d][queue];
     } else {
       signal.semaphore = device.createSemaphore(0);

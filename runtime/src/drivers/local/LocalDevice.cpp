@@ -16,49 +16,64 @@ LocalDevice::LocalDevice(std::string driverName, DeviceOptions options)
 // Submission and arming
 //===----------------------------------------------------------------------===//
 
-void LocalDevice::submit(QueueOp &op) {
-  LocalQueue &queue = queues_[op.queueIndex];
-  if (runsInline()) {
-    std::unique_lock<std::mutex> lock(queue.mutex);
-    if (!queue.head && (!op.wait || op.wait->reachedOrFailed())) {
-      // Hot path of local-sync: an idle queue and a reached wait fence. The
-      // op runs right here without a heap copy; being the queue head keeps
-      // later submissions to this queue behind it.
-      PendingOp local(op);
-      queue.head = queue.tail = &local;
-      lock.unlock();
-      if (op.wait)
-        for (const FenceEntry &entry : op.wait->entries())
-          if (entry.semaphore->isFailed()) {
-            recordWaitFailure(&local, entry.semaphore->failureStatus());
-            break;
-          }
-      run(&local);
-      return;
-    }
-  }
-  PendingOp *pending = new PendingOp(PendingOp::Owning(), std::move(op));
-  bool isHead;
+void LocalDevice::waitForEarlierDeallocas(QueueOp &op, LocalQueue &queue) {
+  std::vector<Ref<Semaphore>> freed;
   {
     std::lock_guard<std::mutex> lock(queue.mutex);
-    if (queue.tail)
-      queue.tail->next = pending;
-    else
-      queue.head = pending;
-    queue.tail = pending;
-    isHead = queue.head == pending;
+    for (PendingOp *pending = queue.head; pending; pending = pending->next)
+      if (pending->freed && !pending->freed->reachedOrFailed(1))
+        freed.push_back(pending->freed);
   }
-  if (isHead)
-    arm(pending);
+  if (freed.empty())
+    return;
+  Ref<Fence> wait = Fence::create();
+  if (op.wait)
+    for (const FenceEntry &entry : op.wait->entries())
+      wait->insert(*entry.semaphore, entry.value);
+  for (const Ref<Semaphore> &semaphore : freed)
+    wait->insert(*semaphore, 1);
+  op.wait = std::move(wait);
+}
+
+void LocalDevice::submit(QueueOp &op) {
+  LocalQueue &queue = queues_[op.queueIndex];
+  if (op.kind == QueueOpKind::Alloca)
+    waitForEarlierDeallocas(op, queue);
+  if (runsInline() && (!op.wait || op.wait->reachedOrFailed())) {
+    // Hot path of local-sync: a reached wait fence. The op runs right here
+    // without a heap copy; ops submitted before it that still wait do not
+    // hold it back (queues are not in order).
+    PendingOp local(op);
+    if (op.wait)
+      for (const FenceEntry &entry : op.wait->entries())
+        if (entry.semaphore->isFailed()) {
+          recordWaitFailure(&local, entry.semaphore->failureStatus());
+          break;
+        }
+    run(&local);
+    return;
+  }
+  PendingOp *pending = new PendingOp(PendingOp::Owning(), std::move(op));
+  if (pending->op->kind == QueueOpKind::Dealloca)
+    pending->freed = Semaphore::create(0);
+  {
+    std::lock_guard<std::mutex> lock(queue.mutex);
+    pending->next = queue.head;
+    if (queue.head)
+      queue.head->prev = pending;
+    queue.head = pending;
+  }
+  arm(pending);
 }
 
 void LocalDevice::blockedWaits(std::vector<FenceEntry> &out) {
-  // Only a queue's head is armed; the ops behind it wait for it.
   for (uint32_t i = 0; i < queueCount(); ++i) {
     std::lock_guard<std::mutex> lock(queues_[i].mutex);
-    if (PendingOp *head = queues_[i].head; head && head->op->wait)
-      for (const FenceEntry &entry : head->op->wait->entries())
-        out.push_back(entry);
+    for (PendingOp *op = queues_[i].head; op; op = op->next)
+      if (op->op->wait)
+        for (const FenceEntry &entry : op->op->wait->entries())
+          if (!entry.semaphore->reachedOrFailed(entry.value))
+            out.push_back(entry);
   }
 }
 
@@ -209,18 +224,19 @@ void LocalDevice::run(PendingOp *pending) {
 }
 
 void LocalDevice::complete(PendingOp *op) {
-  LocalQueue &queue = queues_[op->op->queueIndex];
-  PendingOp *next;
-  {
+  if (op->onHeap) {
+    LocalQueue &queue = queues_[op->op->queueIndex];
     std::lock_guard<std::mutex> lock(queue.mutex);
-    queue.head = op->next;
-    if (!queue.head)
-      queue.tail = nullptr;
-    next = queue.head;
+    if (op->prev)
+      op->prev->next = op->next;
+    else
+      queue.head = op->next;
+    if (op->next)
+      op->next->prev = op->prev;
   }
+  if (op->freed)
+    (void)op->freed->signal(1);
   noteRetired();
-  if (next)
-    arm(next);
   // Last: the op may hold the last reference to this device.
   if (op->onHeap)
     delete op;

@@ -1,12 +1,15 @@
 //===- LocalDevice.h - what both local drivers share --------------*- C++ -*-===//
 //
-// A LocalDevice keeps one in-order queue per queue index. Only the op at the
-// head of a queue is armed: it enqueues timepoints on the semaphores of its
-// wait fence that are not reached yet. When the last one fires (or any fails)
-// the op is *ready* and the driver decides where it runs (schedule()):
-// local-sync on the current thread, local-task on a worker. After running,
-// the op signals or fails its signal fence, leaves the queue and arms the
-// next op.
+// A LocalDevice keeps the pending ops of each queue index in a list. Queues
+// are not in order (IREE's HAL rule): every op is armed at submission and
+// enqueues timepoints on the semaphores of its wait fence that are not reached
+// yet. When the last one fires (or any fails) the op is *ready* and the driver
+// decides where it runs (schedule()): local-sync on the current thread,
+// local-task on a worker. After running, the op signals or fails its signal
+// fence and leaves the list. Ops ordered by nothing but their submission may
+// run in any order, or at the same time on local-task's workers. One
+// exception keeps memory bounded: an alloca also waits for the deallocas
+// submitted before it to the same queue (what they free it may reuse).
 //
 // A failed wait cancels the op's other timepoints, so the failure propagates
 // at once even if other waits would never be signalled.
@@ -49,7 +52,11 @@ struct PendingOp {
   QueueOp *op;
   std::optional<QueueOp> owned;
   bool onHeap = false;
-  /// Next op of the same queue.
+  /// Dealloca: signalled (1) when the op leaves its queue, whatever its
+  /// status; allocas submitted after it to the same queue wait for it.
+  Ref<Semaphore> freed;
+  /// Neighbours in the queue's list of pending ops (heap ops only).
+  PendingOp *prev = nullptr;
   PendingOp *next = nullptr;
   /// Link in the local-sync ready list.
   PendingOp *readyNext = nullptr;
@@ -94,8 +101,8 @@ protected:
 private:
   struct LocalQueue {
     std::mutex mutex;
+    /// Submitted ops that have not completed, in no particular order.
     PendingOp *head = nullptr; // guarded by mutex
-    PendingOp *tail = nullptr; // guarded by mutex
   };
 
   struct ExecutionInfo {
@@ -108,6 +115,8 @@ private:
     uint32_t track = 0;
   };
 
+  /// Adds to an alloca's wait fence the deallocas pending on its queue.
+  void waitForEarlierDeallocas(QueueOp &op, LocalQueue &queue);
   void arm(PendingOp *op);
   static void timepointFired(Timepoint &timepoint, const Status &status);
   static void recordWaitFailure(PendingOp *op, const Status &status);

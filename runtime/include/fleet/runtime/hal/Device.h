@@ -6,8 +6,11 @@
 //   queueExecute (`...execute`, command buffers) queueCopy    (`...copy`)
 //   queueFill    (`...fill`)                   queueUpdate  (`...update`)
 //   queueBarrier (`...barrier`)                queueFlush   (`...flush`)
-// An op runs once its wait fence is reached and, on a queue, after the ops
-// submitted before it to the same queue (each queue index is in order).
+// An op runs once its wait fence is reached. Queues are not in order (IREE's
+// HAL rule): submission order alone orders nothing, so an op that must follow
+// another waits on a fence the other signals; independent ops may run in any
+// order or at the same time. One exception bounds memory: an alloca also
+// waits for the deallocas submitted before it to the same queue.
 // When it is done it signals its signal fence. If it fails, or its wait fence
 // fails, it fails every semaphore of its signal fence instead, with a status
 // naming the op, its device and the cause, so the failure reaches all waiters,
@@ -29,9 +32,7 @@
 // the caller. Buffers, command buffers and pending queue ops retain their
 // device, so a device lives until its last pending op has completed or failed.
 // A device's worker threads (local-task) stop when it dies.
-// Thread safety: every method may be called from any thread; submissions to
-// the same queue from several threads are ordered by whoever gets there
-// first.
+// Thread safety: every method may be called from any thread.
 // Failure behaviour: see above; waitIdle() is bounded by its timeout.
 //
 //===----------------------------------------------------------------------===//
