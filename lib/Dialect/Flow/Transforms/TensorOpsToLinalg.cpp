@@ -478,7 +478,11 @@ void refineStaticShapes(Operation *root) {
 
 void lowerAsserts(Operation *root) {
   SmallVector<cf::AssertOp> asserts;
-  root->walk([&](cf::AssertOp op) { asserts.push_back(op); });
+  // Only the host program's: asserts in kernels stay for codegen.
+  root->walk([&](cf::AssertOp op) {
+    if (!op->getParentOfType<linalg::LinalgOp>())
+      asserts.push_back(op);
+  });
   for (cf::AssertOp op : asserts) {
     OpBuilder b(op);
     Location loc = op.getLoc();

@@ -24,7 +24,7 @@ void convertTensorOpsToLinalg(mlir::Operation *root);
 /// op's other operands pin down.
 void refineStaticShapes(mlir::Operation *root);
 
-/// Rewrites cf.assert into util.status.check_ok (a failed assert fails the
+/// Rewrites cf.assert outside linalg ops into util.status.check_ok (a failed assert fails the
 /// call with its message).
 void lowerAsserts(mlir::Operation *root);
 
