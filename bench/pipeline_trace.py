@@ -30,21 +30,13 @@ Importable: analyze(path) returns {device: {busy_us, stalled_us, ops,
 waits_for}}.
 """
 import json
+import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace_report import _union_length as _union  # noqa: E402
+
 _HOST_TRANSFERS = ("copy", "update")
-
-
-def _union(intervals):
-    total, start, end = 0.0, None, None
-    for a, b in sorted(intervals):
-        if end is None or a > end:
-            if end is not None:
-                total += end - start
-            start, end = a, b
-        else:
-            end = max(end, b)
-    return total + (end - start if end is not None else 0.0)
 
 
 def analyze(path):
