@@ -3,15 +3,18 @@
 // Invariant established: host code holds no async (value-semantics) work.
 // Every `stream.async.execute` is a `stream.cmd.execute` over explicitly
 // allocated resources:
-//   - results get a queue-ordered `stream.resource.alloca` before the region
-//     (the region awaits it); the allocation affinity is the set of devices
+//   - results get a `stream.resource.alloca` before the region (the region
+//     awaits it) that awaits what the region awaits: queues are not in order,
+//     so this is what keeps memory bounded (a loop's next buffer waits for
+//     the previous iteration) without ordering an alloca behind unrelated
+//     work of its queue; the allocation affinity is the set of devices
 //     that touch the value: the producing region's device plus the devices
 //     of the regions that read it, as `#hal.device.optimal<[...]>` in device
 //     declaration order when there are several (Fleet issue 7; a value only
 //     its own device touches — e.g. a result pinned to A once transfers run
 //     on A — stays `on(A)`);
 //   - values produced and consumed inside one region get an alloca before it
-//     and a dealloca after it; two of them of the same size that are never
+//     (awaiting the same) and a dealloca after it; two of them of the same size that are never
 //     live in the same serial step of the region share one alloca (a step
 //     ends in an execution barrier, so the later writer cannot overtake the
 //     earlier readers); results passed between regions are deallocated after
@@ -476,7 +479,7 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
     Value size = execute.getResultSizes()[i];
     auto alloca = ResourceAllocaOp::create(
         builder, loc, execute.getResult(i).getType(), timepointType, size,
-        /*await_timepoint=*/Value{}, /*indeterminate_lifetime=*/false,
+        execute.getAwaitTimepoint(), /*indeterminate_lifetime=*/false,
         getAllocationAffinity(execute, execute.getResult(i)));
     // A value built in place (a copy chain into an alloca, a splat then
     // copies) is built in the result's buffer: map the op that made its
@@ -524,7 +527,7 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
       auto alloca = ResourceAllocaOp::create(
           builder, loc,
           ResourceType::get(context, Lifetime::Transient), timepointType,
-          size, Value{}, false, affinity);
+          size, execute.getAwaitTimepoint(), false, affinity);
       buffers.map(result, alloca.getResult());
       awaits.push_back(alloca.getResultTimepoint());
       capture(alloca.getResult(), size);
@@ -553,6 +556,9 @@ LogicalResult Allocator::convert(AsyncExecuteOp execute) {
   YieldOp::create(bodyBuilder, loc, ValueRange{}, ValueRange{});
 
   shareTransientStorage(cmdExecute, temporaries, awaits);
+  // Every alloca awaits the region's own await: their timepoints cover it.
+  if (Value await = execute.getAwaitTimepoint(); await && awaits.size() > 1)
+    llvm::erase(awaits, await);
   builder.setInsertionPoint(cmdExecute);
   if (Value await = joinTimepoints(builder, loc, awaits))
     cmdExecute.getAwaitTimepointMutable().assign(await);
@@ -683,16 +689,14 @@ static void deallocateLoopCarried(scf::ForOp loop) {
   }
 }
 
-/// Moves each queue-ordered alloca (no await) above the command regions
-/// before it, up to the previous alloca or dealloca (freed memory is still
-/// reused; allocas keep their order) or the definition of its size. An alloca for device B's
-/// region issued after device A's region would otherwise queue behind A's
-/// work on an in-order queue it shares and hold B back (Fleet issue 21).
+/// Moves each alloca above the command regions before it, up to the
+/// previous alloca or dealloca (allocas keep their order) or the definition
+/// of an operand (size, await). The queue does not order it behind those
+/// regions (it is not in order); the host program then submits B's alloca
+/// before A's work, so a trace reads in dependency order (Fleet issue 21).
 static void hoistAllocas(Block &block) {
   SmallVector<ResourceAllocaOp> allocas(block.getOps<ResourceAllocaOp>());
   for (ResourceAllocaOp alloca : allocas) {
-    if (alloca.getAwaitTimepoint())
-      continue;
     Operation *target = alloca;
     for (Operation *prev = alloca->getPrevNode(); prev;
          prev = prev->getPrevNode()) {

@@ -16,29 +16,8 @@ LocalDevice::LocalDevice(std::string driverName, DeviceOptions options)
 // Submission and arming
 //===----------------------------------------------------------------------===//
 
-void LocalDevice::waitForEarlierDeallocas(QueueOp &op, LocalQueue &queue) {
-  std::vector<Ref<Semaphore>> freed;
-  {
-    std::lock_guard<std::mutex> lock(queue.mutex);
-    for (PendingOp *pending = queue.head; pending; pending = pending->next)
-      if (pending->freed && !pending->freed->reachedOrFailed(1))
-        freed.push_back(pending->freed);
-  }
-  if (freed.empty())
-    return;
-  Ref<Fence> wait = Fence::create();
-  if (op.wait)
-    for (const FenceEntry &entry : op.wait->entries())
-      wait->insert(*entry.semaphore, entry.value);
-  for (const Ref<Semaphore> &semaphore : freed)
-    wait->insert(*semaphore, 1);
-  op.wait = std::move(wait);
-}
-
 void LocalDevice::submit(QueueOp &op) {
   LocalQueue &queue = queues_[op.queueIndex];
-  if (op.kind == QueueOpKind::Alloca)
-    waitForEarlierDeallocas(op, queue);
   if (runsInline() && (!op.wait || op.wait->reachedOrFailed())) {
     // Hot path of local-sync: a reached wait fence. The op runs right here
     // without a heap copy; ops submitted before it that still wait do not
@@ -54,8 +33,6 @@ void LocalDevice::submit(QueueOp &op) {
     return;
   }
   PendingOp *pending = new PendingOp(PendingOp::Owning(), std::move(op));
-  if (pending->op->kind == QueueOpKind::Dealloca)
-    pending->freed = Semaphore::create(0);
   {
     std::lock_guard<std::mutex> lock(queue.mutex);
     pending->next = queue.head;
@@ -234,8 +211,6 @@ void LocalDevice::complete(PendingOp *op) {
     if (op->next)
       op->next->prev = op->prev;
   }
-  if (op->freed)
-    (void)op->freed->signal(1);
   noteRetired();
   // Last: the op may hold the last reference to this device.
   if (op->onHeap)

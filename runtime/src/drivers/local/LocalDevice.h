@@ -7,9 +7,9 @@
 // decides where it runs (schedule()): local-sync on the current thread,
 // local-task on a worker. After running, the op signals or fails its signal
 // fence and leaves the list. Ops ordered by nothing but their submission may
-// run in any order, or at the same time on local-task's workers. One
-// exception keeps memory bounded: an alloca also waits for the deallocas
-// submitted before it to the same queue (what they free it may reuse).
+// run in any order, or at the same time on local-task's workers, allocas and
+// deallocas included: the compiler bounds memory through wait fences (an
+// alloca waits for what its region waits for; docs/design.md §4).
 //
 // A failed wait cancels the op's other timepoints, so the failure propagates
 // at once even if other waits would never be signalled.
@@ -52,9 +52,6 @@ struct PendingOp {
   QueueOp *op;
   std::optional<QueueOp> owned;
   bool onHeap = false;
-  /// Dealloca: signalled (1) when the op leaves its queue, whatever its
-  /// status; allocas submitted after it to the same queue wait for it.
-  Ref<Semaphore> freed;
   /// Neighbours in the queue's list of pending ops (heap ops only).
   PendingOp *prev = nullptr;
   PendingOp *next = nullptr;
@@ -115,8 +112,6 @@ private:
     uint32_t track = 0;
   };
 
-  /// Adds to an alloca's wait fence the deallocas pending on its queue.
-  void waitForEarlierDeallocas(QueueOp &op, LocalQueue &queue);
   void arm(PendingOp *op);
   static void timepointFired(Timepoint &timepoint, const Status &status);
   static void recordWaitFailure(PendingOp *op, const Status &status);

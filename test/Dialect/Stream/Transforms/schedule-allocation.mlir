@@ -18,15 +18,16 @@ stream.executable private @ex {
 // result is touched by A only and stays on(A); the region on A starts with
 // an invalidate from B, then the copy.
 // CHECK-LABEL: @seed
-// Allocas are issued before the command regions (up to the previous
-// dealloca), so none queues behind another device's work.
+// An alloca awaits what its region awaits (queues are not in order: that
+// bounds memory without ordering it behind unrelated work), and the region
+// then awaits its allocas alone; allocas are issued before the command
+// regions they do not wait for.
 // CHECK: %[[MID:.+]], %[[MT:.+]] = stream.resource.alloca uninitialized on(#stream.test.affinity<"a", "b">) : !stream.resource<transient>
-// CHECK: %[[OUT:.+]], %[[OT:.+]] = stream.resource.alloca uninitialized on(#stream.test.affinity<"a">) : !stream.resource<external>
 // CHECK: %[[TB:.+]] = stream.cmd.execute on(#stream.test.affinity<"b">) await(%[[MT]]) => with(%arg0 as %{{.+}}: !stream.resource<external>{%arg1}, %[[MID]] as %[[W:.+]]: !stream.resource<transient>{%arg1})
 // CHECK: stream.cmd.dispatch @ex::@f {
 // CHECK: wo %[[W]]
-// CHECK: %[[J:.+]] = stream.timepoint.join max(%[[TB]], %[[OT]])
-// CHECK: %[[TA:.+]] = stream.cmd.execute on(#stream.test.affinity<"a">) await(%[[J]]) => with(%[[MID]] as %[[S:.+]]: !stream.resource<transient>{%arg1}, %[[OUT]] as %[[D:.+]]: !stream.resource<external>{%arg1})
+// CHECK: %[[OUT:.+]], %[[OT:.+]] = stream.resource.alloca uninitialized on(#stream.test.affinity<"a">) await(%[[TB]]) => !stream.resource<external>
+// CHECK: %[[TA:.+]] = stream.cmd.execute on(#stream.test.affinity<"a">) await(%[[OT]]) => with(%[[MID]] as %[[S:.+]]: !stream.resource<transient>{%arg1}, %[[OUT]] as %[[D:.+]]: !stream.resource<external>{%arg1})
 // CHECK-NEXT: stream.cmd.invalidate from(#stream.test.affinity<"b">) %[[S]]
 // CHECK-NEXT: stream.cmd.copy %[[S]][%{{.+}}], %[[D]][%{{.+}}], %arg1
 // CHECK: stream.resource.dealloca {{.+}} await(%{{.+}}) => %[[MID]]
@@ -159,9 +160,11 @@ stream.executable private @ex {
 // buffer would stay allocated until the program ends.
 // CHECK-LABEL: @carried
 // CHECK: %[[INIT:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#stream.test.affinity<"a">) : !stream.resource<transient>
-// CHECK: %[[LOOP:.+]]:2 = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[CARRIED:.+]] = %[[INIT]], %{{.+}} = %{{.+}})
-// CHECK: %[[NEXT:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#stream.test.affinity<"a">) : !stream.resource<transient>
-// CHECK: %[[STEP:.+]] = stream.cmd.execute on(#stream.test.affinity<"a">) {{.+}} with(%[[CARRIED]] as
+// CHECK: %[[LOOP:.+]]:2 = scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[CARRIED:.+]] = %[[INIT]], %[[TP:.+]] = %{{.+}})
+// The next iteration's buffer is allocated once the previous iteration is
+// done (its alloca awaits the carried timepoint), so a handful are live.
+// CHECK: %[[NEXT:.+]], %[[NT:.+]] = stream.resource.alloca uninitialized on(#stream.test.affinity<"a">) await(%[[TP]]) => !stream.resource<transient>
+// CHECK: %[[STEP:.+]] = stream.cmd.execute on(#stream.test.affinity<"a">) await(%[[NT]]) => with(%[[CARRIED]] as
 // CHECK: stream.resource.dealloca origin on(#stream.test.affinity<"a">) await(%[[STEP]]) => %[[CARRIED]]
 // CHECK-NEXT: scf.yield %[[NEXT]], %[[STEP]]
 // CHECK: %[[OUT:.+]] = stream.cmd.execute on(#stream.test.affinity<"a">) {{.+}} with(%[[LOOP]]#0 as

@@ -9,8 +9,8 @@
 // An op runs once its wait fence is reached. Queues are not in order (IREE's
 // HAL rule): submission order alone orders nothing, so an op that must follow
 // another waits on a fence the other signals; independent ops may run in any
-// order or at the same time. One exception bounds memory: an alloca also
-// waits for the deallocas submitted before it to the same queue.
+// order or at the same time, allocas and deallocas too (the compiler bounds
+// memory: an alloca waits for what the work using it waits for).
 // When it is done it signals its signal fence. If it fails, or its wait fence
 // fails, it fails every semaphore of its signal fence instead, with a status
 // naming the op, its device and the cause, so the failure reaches all waiters,
