@@ -22,6 +22,17 @@ TEST(DriverTest, ParsesParameters) {
   EXPECT_FALSE(plain.options.discrete);
   EXPECT_EQ(plain.options.failAfter, 0u);
   EXPECT_EQ(plain.options.workerCount, 1u);
+  EXPECT_TRUE(plain.options.cpuIds.empty());
+  EXPECT_TRUE(plain.options.pinWorkers);
+
+  FLEET_ASSERT_OK_AND_ASSIGN(
+      DeviceSpec pinned,
+      parseDeviceUri("local-task?task_topology_cpu_ids=1,0:3"));
+  EXPECT_EQ(pinned.options.cpuIds, (std::vector<uint32_t>{1, 0, 3}));
+  EXPECT_TRUE(pinned.options.pinWorkers);
+  FLEET_ASSERT_OK_AND_ASSIGN(
+      DeviceSpec floating, parseDeviceUri("local-task?task_topology_cpu_ids=any"));
+  EXPECT_FALSE(floating.options.pinWorkers);
 }
 
 TEST(DriverTest, RejectsBadUris) {
@@ -43,6 +54,10 @@ TEST(DriverTest, RejectsBadUris) {
       {"local-sync?task_topology_group_count=2", "applies to local-task only"},
       {"local-task?task_topology_group_count=0", "is not a worker count"},
       {"local-task?queue_count=65", "queue_count=65 is not in 1..64"},
+      {"local-sync?task_topology_cpu_ids=0", "applies to local-task only"},
+      {"local-task?task_topology_cpu_ids=0,x",
+       "task_topology_cpu_ids=0,x is not 'any' or a list of CPU numbers"},
+      {"local-task?task_topology_cpu_ids=", "is not 'any' or a list"},
   };
   for (const Case &c : cases) {
     auto spec = parseDeviceUri(c.uri);

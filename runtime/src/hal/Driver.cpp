@@ -11,8 +11,8 @@ namespace {
 
 constexpr const char *kKnownDrivers = "local-sync, local-task";
 constexpr const char *kKnownParameters =
-    "discrete, fail_after, task_topology_group_count, queue_count, name, "
-    "max_workgroups";
+    "discrete, fail_after, task_topology_group_count, task_topology_cpu_ids, "
+    "queue_count, name, max_workgroups";
 
 bool parseUnsigned(std::string_view text, uint64_t &value) {
   if (text.empty())
@@ -83,6 +83,28 @@ StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
         return error("task_topology_group_count=", value,
                      " is not a worker count in 1..256");
       spec.options.workerCount = uint32_t(number);
+    } else if (key == "task_topology_cpu_ids") {
+      if (spec.driver != "local-task")
+        return error("parameter 'task_topology_cpu_ids' applies to "
+                     "local-task only");
+      if (value == "any") {
+        spec.options.pinWorkers = false;
+      } else {
+        // A list of CPU numbers separated by ':' or ',' ('&' separates
+        // parameters).
+        std::string_view list = value;
+        while (true) {
+          size_t end = list.find_first_of(",:");
+          std::string_view item = list.substr(0, end);
+          if (!parseUnsigned(item, number) || number >= 4096)
+            return error("task_topology_cpu_ids=", value,
+                         " is not 'any' or a list of CPU numbers (0,1)");
+          spec.options.cpuIds.push_back(uint32_t(number));
+          if (end == std::string_view::npos)
+            break;
+          list.remove_prefix(end + 1);
+        }
+      }
     } else if (key == "queue_count") {
       if (!parseUnsigned(value, number) || number == 0 || number > 64)
         return error("queue_count=", value, " is not in 1..64");

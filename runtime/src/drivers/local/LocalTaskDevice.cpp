@@ -88,7 +88,10 @@ class LocalTaskDevice final : public LocalDevice {
 public:
   explicit LocalTaskDevice(const DeviceOptions &options)
       : LocalDevice("local-task", options),
-        workers_(name(), std::max<uint32_t>(1, options.workerCount)) {}
+        workers_(name(), std::max<uint32_t>(1, options.workerCount),
+                 options.pinWorkers ? options.cpuIds
+                                    : std::vector<uint32_t>{},
+                 options.pinWorkers) {}
 
 protected:
   bool runsInline() const override { return false; }

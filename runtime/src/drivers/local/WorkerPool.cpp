@@ -2,15 +2,48 @@
 
 #include "drivers/local/WorkerPool.h"
 
+#include <atomic>
+
 #include <pthread.h>
+#include <sched.h>
 
 namespace fleet::runtime::hal::local {
+namespace {
 
-WorkerPool::WorkerPool(const std::string &name, uint32_t threadCount)
+/// The next CPU of the process's affinity mask, round robin over every
+/// worker of the process; -1 when the mask cannot be read.
+int nextProcessCpu() {
+  static const std::vector<int> allowed = [] {
+    std::vector<int> cpus;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+      for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &set))
+          cpus.push_back(cpu);
+    return cpus;
+  }();
+  static std::atomic<uint32_t> next{0};
+  if (allowed.empty())
+    return -1;
+  return allowed[next.fetch_add(1, std::memory_order_relaxed) %
+                 allowed.size()];
+}
+
+} // namespace
+
+WorkerPool::WorkerPool(const std::string &name, uint32_t threadCount,
+                       const std::vector<uint32_t> &cpuIds, bool pin)
     : state_(std::make_shared<State>()) {
   threads_.reserve(threadCount);
-  for (uint32_t i = 0; i < threadCount; ++i)
-    threads_.emplace_back(workerMain, state_, name + "/" + std::to_string(i));
+  for (uint32_t i = 0; i < threadCount; ++i) {
+    int cpu = -1;
+    if (pin)
+      cpu = cpuIds.empty() ? nextProcessCpu()
+                           : int(cpuIds[i % cpuIds.size()]);
+    threads_.emplace_back(workerMain, state_, name + "/" + std::to_string(i),
+                          cpu);
+  }
 }
 
 WorkerPool::~WorkerPool() {
@@ -53,11 +86,20 @@ void WorkerPool::postMany(WorkItem *const *items, size_t count) {
     state->condition.notify_all();
 }
 
-void WorkerPool::workerMain(std::shared_ptr<State> state, std::string name) {
+void WorkerPool::workerMain(std::shared_ptr<State> state, std::string name,
+                            int cpu) {
   // Linux limits thread names to 15 characters; keep the tail (the index).
   std::string shortName =
       name.size() > 15 ? name.substr(name.size() - 15) : name;
   pthread_setname_np(pthread_self(), shortName.c_str());
+  if (cpu >= 0 && cpu < CPU_SETSIZE) {
+    // Best effort: a CPU outside the process's mask (or offline) leaves the
+    // thread unpinned.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  }
   while (true) {
     WorkItem *item;
     {

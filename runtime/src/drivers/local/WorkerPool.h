@@ -2,7 +2,11 @@
 //
 // A fixed set of threads draining one FIFO of work items, sleeping on a
 // condition variable when it is empty (no spinning). Items are intrusive so
-// posting does not allocate.
+// posting does not allocate. Each thread is pinned to one CPU (given, or the
+// next of the process's affinity mask, round robin over every pool of the
+// process): Linux queues a woken thread on the waker's CPU first, so an
+// unpinned worker woken by another device's busy worker waited for that
+// worker to sleep (pipelines ran one device at a time).
 //
 // Ownership: owned by its device. The shared state lives as long as the last
 // thread, so the pool may be destroyed from one of its own threads (the thread
@@ -31,7 +35,10 @@ struct WorkItem {
 
 class WorkerPool {
 public:
-  WorkerPool(const std::string &name, uint32_t threadCount);
+  /// `cpuIds`: thread i runs on cpuIds[i % size]; empty: the next CPUs of
+  /// the process's affinity mask. `pin` false: threads are not pinned.
+  WorkerPool(const std::string &name, uint32_t threadCount,
+             const std::vector<uint32_t> &cpuIds = {}, bool pin = true);
   ~WorkerPool();
   WorkerPool(const WorkerPool &) = delete;
   WorkerPool &operator=(const WorkerPool &) = delete;
@@ -48,7 +55,8 @@ private:
     WorkItem *tail = nullptr;
     bool stopping = false;
   };
-  static void workerMain(std::shared_ptr<State> state, std::string name);
+  static void workerMain(std::shared_ptr<State> state, std::string name,
+                         int cpu);
 
   std::shared_ptr<State> state_;
   std::vector<std::thread> threads_;

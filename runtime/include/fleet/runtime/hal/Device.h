@@ -83,6 +83,16 @@ struct DeviceOptions {
   /// instead of running (`?max_workgroups=N`); 0 = no bound. For tools that
   /// run untrusted workgroup counts, such as the artifact fuzzer.
   uint64_t maxWorkgroups = 0;
+  /// CPUs the workers of a local-task device are pinned to, worker i to
+  /// cpuIds[i % size] (`task_topology_cpu_ids=0,1`, IREE's flag name).
+  /// Empty: each worker is pinned to the next CPU of the process's affinity
+  /// mask, round robin over every local-task worker of the process, so two
+  /// devices' workers start on different cores (an unpinned worker woken by
+  /// another device's busy worker queued on that worker's core until it
+  /// slept, which serialized pipelines, docs/runtime.md "Workers").
+  std::vector<uint32_t> cpuIds;
+  /// False with `task_topology_cpu_ids=any`: workers are not pinned.
+  bool pinWorkers = true;
 };
 
 /// Answer of Device::query: `value` is meaningful only when `ok`.
