@@ -11,7 +11,12 @@ namespace fleet::runtime::hal::local {
 namespace {
 
 /// The next CPU of the process's affinity mask, round robin over every
-/// worker of the process; -1 when the mask cannot be read.
+/// worker of the process, starting after the CPU the first caller runs on:
+/// processes started side by side, which the OS spread over the CPUs, do
+/// not all pin their first worker to CPU 0, and the first device's worker
+/// does not start beside the host thread that created it (which goes on
+/// submitting while that device starts work); -1 when the mask cannot be
+/// read.
 int nextProcessCpu() {
   static const std::vector<int> allowed = [] {
     std::vector<int> cpus;
@@ -23,7 +28,13 @@ int nextProcessCpu() {
           cpus.push_back(cpu);
     return cpus;
   }();
-  static std::atomic<uint32_t> next{0};
+  static std::atomic<uint32_t> next{[] {
+    int current = sched_getcpu();
+    for (size_t i = 0; i < allowed.size(); ++i)
+      if (allowed[i] == current)
+        return uint32_t(i + 1);
+    return 0u;
+  }()};
   if (allowed.empty())
     return -1;
   return allowed[next.fetch_add(1, std::memory_order_relaxed) %
