@@ -1,12 +1,16 @@
 //===- ConfigureWorkgroups.cpp - distribute dispatch tiles over workgroups ===//
 //
-// Invariant established: every export of every `stream.executable` has a
-// `workgroups` region returning a constant grid, and its dispatch function
-// carries `fleet.codegen` (KernelConfig.h) and computes exactly the tile of
-// workgroup `stream.dispatch.workgroup.id[0..2]`: it reads slices of its
-// input bindings and writes only its slice of the result binding, so
-// workgroups write disjoint bytes and may run concurrently (KernelABI.h).
-// The function stays in tensor form (docs/design.md §6).
+// Invariant established: every export of every `hal.executable.variant` of
+// Fleet's CPU target (and of every `stream.executable`, for tests of the
+// kernels alone) has a count region returning a constant grid chosen for
+// that variant's target (CPUTarget.h: vector width, cache sizes), and its
+// dispatch function in that variant carries `fleet.codegen` (KernelConfig.h)
+// and computes exactly the tile of workgroup
+// `stream.dispatch.workgroup.id[0..2]`: it reads slices of its input
+// bindings and writes only its slice of the result binding, so workgroups
+// write disjoint bytes and may run concurrently (KernelABI.h). The function
+// stays in tensor form (docs/design.md §6). Two variants of one executable
+// get their own tiles and grids.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +18,7 @@
 
 #include "fleet/Codegen/KernelCompiler.h"
 #include "fleet/Codegen/KernelConfig.h"
+#include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -171,11 +176,12 @@ distributeToWorkgroups(func::FuncOp func, linalg::LinalgOp root,
   return grid;
 }
 
-/// Makes the export's workgroups region return the constant `grid`.
-void setWorkgroupCount(stream::ExecutableExportOp exportOp,
+/// Makes `region` (a stream `workgroups` or HAL `count` region; its block
+/// arguments stay) return the constant `grid` through `makeReturn`.
+template <typename ReturnOpT>
+void setWorkgroupCount(Region &region, Location loc,
                        std::array<int64_t, 3> grid) {
-  Region &region = exportOp.getWorkgroupCount();
-  OpBuilder builder(exportOp.getContext());
+  OpBuilder builder(region.getContext());
   Block *block;
   if (region.empty()) {
     block = builder.createBlock(&region);
@@ -185,7 +191,6 @@ void setWorkgroupCount(stream::ExecutableExportOp exportOp,
       op.erase();
   }
   builder.setInsertionPointToEnd(block);
-  Location loc = exportOp.getLoc();
   SmallVector<Value> counts;
   llvm::SmallDenseMap<int64_t, Value> constants;
   for (int64_t count : grid) {
@@ -194,12 +199,14 @@ void setWorkgroupCount(stream::ExecutableExportOp exportOp,
       constant = arith::ConstantIndexOp::create(builder, loc, count);
     counts.push_back(constant);
   }
-  stream::ReturnOp::create(builder, loc, counts);
+  ReturnOpT::create(builder, loc, counts);
 }
 
 struct ConfigureWorkgroupsPass
     : public fleet::codegen::impl::ConfigureWorkgroupsPassBase<
           ConfigureWorkgroupsPass> {
+  using Base::Base;
+
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
     // The tiling interface models of linalg/tensor ops live outside their
@@ -208,29 +215,66 @@ struct ConfigureWorkgroupsPass
   }
 
   void runOnOperation() override {
+    CPUTarget defaults = getDefaultCPUTarget(targetCPU, cacheSizes);
     for (auto executable : getOperation().getOps<stream::ExecutableOp>()) {
       ModuleOp inner = executable.getInnerModule();
       if (!inner)
         continue;
       for (auto exportOp :
-           executable.getBody().front().getOps<stream::ExecutableExportOp>())
-        if (failed(configureExport(exportOp, inner)))
+           executable.getBody().front().getOps<stream::ExecutableExportOp>()) {
+        FailureOr<std::optional<std::array<int64_t, 3>>> grid =
+            configureFunction(inner, exportOp.getFunctionRef(), defaults);
+        if (failed(grid))
           return signalPassFailure();
+        if (*grid)
+          setWorkgroupCount<stream::ReturnOp>(exportOp.getWorkgroupCount(),
+                                              exportOp.getLoc(), **grid);
+      }
+    }
+    for (auto executable : getOperation().getOps<hal::ExecutableOp>()) {
+      for (auto variant : executable.getOps<hal::ExecutableVariantOp>()) {
+        ModuleOp inner = getInnerModule(variant);
+        if (!inner || !isCPUExecutableTarget(variant.getTarget()))
+          continue;
+        CPUTarget target = getCPUTarget(variant.getTarget(), defaults);
+        LLVM_DEBUG(llvm::dbgs()
+                   << "@" << executable.getSymName() << "::@"
+                   << variant.getSymName() << ": cpu " << target.cpu << ", "
+                   << target.vectorBits << "-bit vectors, L2 "
+                   << target.l2Bytes << " bytes\n");
+        for (auto exportOp : variant.getOps<hal::ExecutableExportOp>()) {
+          FailureOr<std::optional<std::array<int64_t, 3>>> grid =
+              configureFunction(inner, exportOp.getSymName(), target);
+          if (failed(grid))
+            return signalPassFailure();
+          if (*grid)
+            setWorkgroupCount<hal::ReturnOp>(exportOp.getWorkgroupCount(),
+                                             exportOp.getLoc(), **grid);
+        }
+      }
     }
   }
 
-  LogicalResult configureExport(stream::ExecutableExportOp exportOp,
-                                ModuleOp inner) {
-    auto func = inner.lookupSymbol<func::FuncOp>(exportOp.getFunctionRef());
+  static ModuleOp getInnerModule(hal::ExecutableVariantOp variant) {
+    auto modules = variant.getOps<ModuleOp>();
+    return modules.empty() ? ModuleOp() : *modules.begin();
+  }
+
+  /// Tiles the dispatch function `name` of `inner` for `target`; returns its
+  /// grid, or nullopt when there is nothing to configure (no body, or
+  /// configured before).
+  FailureOr<std::optional<std::array<int64_t, 3>>>
+  configureFunction(ModuleOp inner, StringRef name, const CPUTarget &target) {
+    auto func = inner.lookupSymbol<func::FuncOp>(name);
     if (!func || func.isExternal()) {
-      LLVM_DEBUG(llvm::dbgs() << "skip " << exportOp.getSymName()
+      LLVM_DEBUG(llvm::dbgs() << "skip " << name
                               << ": no dispatch function body\n");
-      return success();
+      return std::optional<std::array<int64_t, 3>>();
     }
     if (func->hasAttr(kConfigAttrName)) {
       LLVM_DEBUG(llvm::dbgs() << "skip " << func.getSymName()
                               << ": already configured\n");
-      return success();
+      return std::optional<std::array<int64_t, 3>>();
     }
     KernelConfig config;
     std::array<int64_t, 3> grid = {1, 1, 1};
@@ -240,7 +284,7 @@ struct ConfigureWorkgroupsPass
                               << func.getSymName() << ": 1x1x1 grid\n");
       config.kind = KernelKind::Generic;
     } else {
-      config = selectKernelConfig(func, root);
+      config = selectKernelConfig(func, root, target);
     }
     if (!config.workgroupTiles.empty()) {
       FailureOr<std::array<int64_t, 3>> distributed =
@@ -256,8 +300,7 @@ struct ConfigureWorkgroupsPass
                             << grid[0] << "x" << grid[1] << "x" << grid[2]
                             << "\n");
     func->setAttr(kConfigAttrName, config.toAttr(func.getContext()));
-    setWorkgroupCount(exportOp, grid);
-    return success();
+    return std::optional<std::array<int64_t, 3>>(grid);
   }
 };
 

@@ -263,6 +263,12 @@ compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
     return diagnostics.error("the kernel module defines no public function");
 
   HostTarget host = resolveTarget(options.targetCPU);
+  // The variant's extra features (CPUTarget.h `cpu_features`) come last, so
+  // they win over the CPU's own.
+  if (!options.targetFeatures.empty())
+    host.features = host.features.empty()
+                        ? options.targetFeatures
+                        : host.features + "," + options.targetFeatures;
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       createTargetMachine(host);
   if (!machine)

@@ -1,14 +1,19 @@
 //===- KernelConfig.cpp - strategy and workgroup tile selection -----------===//
 //
-// The rules (docs/kernels.md):
-// - matmul: the two innermost parallel loops of the root are (M, N) and get
-//   64x128 workgroup tiles, so a workgroup's A panel (64xK) and B panel
-//   (Kx128) stay in L2 and the grid has enough tiles for several workers;
-//   outer parallel loops (batch) get 1; reductions are never split.
-// - elementwise/reduction/generic: a workgroup covers about
-//   kElementsPerWorkgroup iterations, filled from the innermost loop out, so
-//   each workgroup streams contiguous memory. For reductions the innermost
-//   loop stays whole (rows are never split across workgroups).
+// The rules (docs/kernels.md "Workgroup tiles"), from the target's vector
+// width and per-core L2 size (CPUTarget.h):
+// - matmul: the two innermost parallel loops of the root are (M, N). The
+//   register tile is R x C (R = 8 rows with 32 vector registers, else 4; C =
+//   two vectors of f32, TileAndVectorize.cpp); a workgroup tile is up to
+//   8 R x 4 C (64 x 128 with AVX-512, 32 x 64 with AVX2), halved (N first)
+//   until its A panel (M x K) and B panel (K x N) fit L2 together, so both
+//   stay cached while the workgroup walks them; outer parallel loops
+//   (batch) get 1; reductions are never split.
+// - elementwise/reduction/generic: a workgroup covers about L2 / 16
+//   iterations (a quarter of L2 per f32 operand), filled from the innermost
+//   loop out, so each workgroup streams contiguous memory. For reductions
+//   the innermost loop stays whole (rows are never split across
+//   workgroups).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,13 +30,14 @@ namespace fleet::codegen {
 namespace {
 
 /// Iterations of the root one workgroup covers in the streaming strategies:
-/// 64K f32 = 256 KiB per operand, well inside L2, and at least 256
-/// workgroups for 16M elements so workers balance.
-constexpr int64_t kElementsPerWorkgroup = 64 * 1024;
-/// Matmul workgroup tile (M, N) and the register-tile granules they keep a
-/// multiple of when they can.
-constexpr int64_t kMatmulTileM = 64, kMatmulGranuleM = 8;
-constexpr int64_t kMatmulTileN = 128, kMatmulGranuleN = 32;
+/// a quarter of L2 per f32 operand (64K elements with a 1 MiB L2, at least
+/// 256 workgroups for 16M elements so workers balance).
+int64_t getElementsPerWorkgroup(const CPUTarget &target) {
+  return std::max<int64_t>(1024, target.l2Bytes / 16);
+}
+
+/// Register tiles per workgroup tile, along M and N.
+constexpr int64_t kRegisterTilesM = 8, kRegisterTilesN = 4;
 
 /// A tile for a loop of `size` iterations: the whole loop when it fits,
 /// else the largest multiple of `granule` in [max/2, max] dividing `size`
@@ -140,7 +146,8 @@ KernelKind classifyKernel(func::FuncOp func, linalg::LinalgOp root) {
   return KernelKind::Elementwise;
 }
 
-KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root) {
+KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
+                                const CPUTarget &target) {
   KernelConfig config;
   config.kind = classifyKernel(func, root);
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
@@ -158,11 +165,30 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root) {
     unsigned m = parallelLoops[parallelLoops.size() - 2];
     for (unsigned loop : parallelLoops)
       tiles[loop] = 1;
-    tiles[m] = pickTile(ranges[m], kMatmulTileM, kMatmulGranuleM);
-    tiles[n] = pickTile(ranges[n], kMatmulTileN, kMatmulGranuleN);
+    // Register tile R x C (TileAndVectorize.cpp), workgroup tile a multiple.
+    int64_t granuleM = target.vectorRegisters() >= 32 ? 8 : 4;
+    int64_t granuleN = 2 * std::max<int64_t>(1, target.vectorBits / 32);
+    int64_t maxM = kRegisterTilesM * granuleM;
+    int64_t maxN = kRegisterTilesN * granuleN;
+    int64_t depth = 1;
+    for (auto [i, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::reduction)
+        depth *= std::max<int64_t>(1, ranges[i]);
+    int64_t elementBytes = 4;
+    if (auto type = dyn_cast<ShapedType>(root->getOperand(0).getType()))
+      elementBytes =
+          std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    // The A panel (M x K) and B panel (K x N) fit L2 together.
+    auto panels = [&] { return (maxM + maxN) * depth * elementBytes; };
+    while (panels() > target.l2Bytes && maxN > granuleN)
+      maxN /= 2;
+    while (panels() > target.l2Bytes && maxM > granuleM)
+      maxM /= 2;
+    tiles[m] = pickTile(ranges[m], maxM, std::min(granuleM, maxM));
+    tiles[n] = pickTile(ranges[n], maxN, std::min(granuleN, maxN));
   } else {
     // Streaming: fill a workgroup from the innermost loop outwards.
-    int64_t budget = kElementsPerWorkgroup;
+    int64_t budget = getElementsPerWorkgroup(target);
     SmallVector<unsigned> candidates(parallelLoops);
     for (auto [i, iterator] : llvm::enumerate(iterators))
       if (iterator != utils::IteratorType::parallel)

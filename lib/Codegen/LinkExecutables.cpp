@@ -9,6 +9,8 @@
 
 #include "fleet/Codegen/Passes.h"
 
+#include "fleet/Codegen/CPUTarget.h"
+
 #include "fleet/Codegen/KernelLinker.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/runtime/hal/KernelABI.h"
@@ -128,7 +130,10 @@ struct LinkExecutablesPass
       }
       codegen::KernelLinkOptions options;
       options.linker = linker;
-      options.targetCPU = targetCPU;
+      // The CPU the variants of this target were compiled for.
+      codegen::CPUTarget fallback;
+      fallback.cpu = targetCPU;
+      options.targetCPU = codegen::getCPUTarget(targetAttr, fallback).cpu;
       options.abiVersion = FLEET_KERNEL_ABI_VERSION;
       llvm::Expected<codegen::KernelLibraryImage> image =
           codegen::linkKernelLibrary(inputs, options);

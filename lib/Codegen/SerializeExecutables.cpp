@@ -10,6 +10,8 @@
 
 #include "fleet/Codegen/Passes.h"
 
+#include "fleet/Codegen/CPUTarget.h"
+
 #include "fleet/Codegen/KernelCompiler.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -100,7 +102,13 @@ struct SerializeExecutablesPass
       Job job;
       job.variant = variant;
       job.module = module;
-      job.options.targetCPU = targetCPU;
+      // The variant's target (codegen-resolve-executable-targets) names its
+      // CPU; the option is the fallback for targets without one.
+      codegen::CPUTarget fallback;
+      fallback.cpu = targetCPU;
+      codegen::CPUTarget cpu = codegen::getCPUTarget(variant.getTarget(), fallback);
+      job.options.targetCPU = cpu.cpu;
+      job.options.targetFeatures = cpu.features;
       for (auto exportOp : variant.getBlock().getOps<hal::ExecutableExportOp>())
         job.options.exports.push_back(
             {exportOp.getSymName().str(), exportOp.getSymName().str()});

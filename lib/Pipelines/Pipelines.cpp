@@ -22,6 +22,7 @@ CompileOptions CompileOptions::fromFlags() {
   options.targetDevices = hal.targetDevices;
   options.externalResourcesMappable = hal.externalResourcesMappable;
   options.targetCPU = codegen::getFlagDefaults().targetCPU;
+  options.cacheSizes = codegen::getFlagDefaults().cacheSizes;
   options.asyncExternal =
       input::getFlagDefaults().executionModel == "async-external";
   return options;
@@ -48,9 +49,6 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
 }
 
 void buildStreamPipeline(OpPassManager &pm, const CompileOptions &options) {
-  // Tile sizes decide each dispatch's workgroup grid, which the host program
-  // needs; pick them before anything reads the grid.
-  pm.addPass(codegen::createConfigureWorkgroupsPass());
   pm.addPass(createConvertToStreamPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -69,7 +67,20 @@ void buildStreamPipeline(OpPassManager &pm, const CompileOptions &options) {
 }
 
 void buildHALPipeline(OpPassManager &pm, const CompileOptions &options) {
+  // Each local device's kernel target (CPU, vector width, cache sizes);
+  // StreamToHAL makes one executable variant per target in use.
+  codegen::ResolveExecutableTargetsPassOptions targetOptions;
+  targetOptions.targetCPU = options.targetCPU;
+  targetOptions.cacheSizes = options.cacheSizes;
+  pm.addPass(codegen::createResolveExecutableTargetsPass(targetOptions));
   pm.addPass(createConvertStreamToHALPass());
+  // Tile sizes decide each variant's workgroup grid; the host program reads
+  // it once chosen (the dispatches name their variant's grid).
+  codegen::ConfigureWorkgroupsPassOptions configureOptions;
+  configureOptions.targetCPU = options.targetCPU;
+  configureOptions.cacheSizes = options.cacheSizes;
+  pm.addPass(codegen::createConfigureWorkgroupsPass(configureOptions));
+  pm.addPass(hal::createMaterializeWorkgroupCountsPass());
   hal::ResolveTopologyQueriesPassOptions resolveOptions;
   resolveOptions.externalResourcesMappable = options.externalResourcesMappable;
   pm.addPass(hal::createResolveTopologyQueriesPass(resolveOptions));

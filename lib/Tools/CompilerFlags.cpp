@@ -66,6 +66,16 @@ struct CompilerFlags {
                "as x86-64-v3 for portable artifacts"),
       cl::location(fleet::codegen::getFlagDefaults().targetCPU),
       cl::init("host"), cl::cat(fleet::getCompilerFlagsCategory())};
+
+  // Fleet's (IREE reads cache sizes from its target CPU's tables).
+  cl::opt<std::string, /*ExternalStorage=*/true> cacheSizes{
+      "llvmcpu-cache-sizes",
+      cl::desc("Per-core L1 data and L2 cache sizes of the kernels' CPU, "
+               "L1,L2 in bytes (32K,1M also works); default: this "
+               "machine's, read from the OS. Workgroup tiles are sized "
+               "from them"),
+      cl::location(fleet::codegen::getFlagDefaults().cacheSizes),
+      cl::init(""), cl::cat(fleet::getCompilerFlagsCategory())};
 };
 } // namespace
 

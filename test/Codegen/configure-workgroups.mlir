@@ -1,6 +1,6 @@
-// RUN: fleet-opt %s --split-input-file --codegen-configure-workgroups | FileCheck %s
+// RUN: fleet-opt %s --split-input-file '--codegen-configure-workgroups=target-cpu=skylake-avx512 cache-sizes=32K,1M' | FileCheck %s
 // Configured twice = configured once (functions carrying fleet.codegen are left alone).
-// RUN: fleet-opt %s --split-input-file --codegen-configure-workgroups --codegen-configure-workgroups | FileCheck %s
+// RUN: fleet-opt %s --split-input-file '--codegen-configure-workgroups=target-cpu=skylake-avx512 cache-sizes=32K,1M' '--codegen-configure-workgroups=target-cpu=skylake-avx512 cache-sizes=32K,1M' | FileCheck %s
 
 // Matmul (512x256) * (256x384): 64x128 tiles of (M, N), so x = 384/128 = 3
 // N tiles and y = 512/64 = 8 M tiles. The body computes its tile: slices of

@@ -20,8 +20,12 @@
 // TWO: hal.fence.await until([%[[DONE]]])
 // TWO-NOT: hal.fence.await
 // TWO: util.return
+// Both devices are the host's CPU: one variant, for the target both device
+// globals were given (codegen-resolve-executable-targets), tiled for it.
 // TWO-LABEL: hal.executable private @mul_dispatch_0
-// TWO: hal.executable.variant public @fleet_object target(<"llvm-cpu", "fleet-object-x86_64">)
+// TWO: hal.executable.variant public @fleet_object target(<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: {{[0-9]+}}, {{[0-9]+}}>, cpu = "host", native_vector_size = {{16|32|64}} : i64}>) {
+// TWO-NOT: hal.executable.variant
+// TWO: func.func @mul_dispatch_0_elementwise_4_f32({{.+}} attributes {fleet.codegen = {kind = "elementwise"
 
 // THREE-LABEL: util.func public @three
 // THREE-NOT: stream.

@@ -42,6 +42,8 @@ struct KernelCompileOptions {
   /// `host` (the detected CPU and its features) or an LLVM CPU name such as
   /// `x86-64-v3`, `znver4`.
   std::string targetCPU = "host";
+  /// Extra LLVM features after the CPU's ("+avx2,-avx512f"); may be empty.
+  std::string targetFeatures;
   /// Entry points to define. Empty: every public function of the module,
   /// each under its own name.
   std::vector<KernelExport> exports;

@@ -1,10 +1,11 @@
 //===- KernelConfig.h - per-dispatch kernel strategy -----------*- C++ -*-===//
 //
-// The strategy decision shared by `codegen-configure-workgroups` (stream
-// phase: distributes the workgroup tile loop) and the kernel compiler
-// (serialization: tiles each workgroup's tile for caches and registers and
-// vectorizes). The decision travels on the dispatch function as the
-// discardable attribute `fleet.codegen` (docs/kernels.md):
+// The strategy decision shared by `codegen-configure-workgroups` (HAL phase,
+// once per executable variant: distributes the workgroup tile loop for that
+// variant's target) and the kernel compiler (serialization: tiles each
+// workgroup's tile for caches and registers and vectorizes). The decision
+// travels on the variant's dispatch function as the discardable attribute
+// `fleet.codegen` (docs/kernels.md):
 //
 //   fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 64, 128, 0>}
 //
@@ -12,6 +13,7 @@
 #ifndef FLEET_CODEGEN_KERNELCONFIG_H
 #define FLEET_CODEGEN_KERNELCONFIG_H
 
+#include "fleet/Codegen/CPUTarget.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "llvm/ADT/SmallVector.h"
@@ -57,10 +59,13 @@ mlir::linalg::LinalgOp findRootOp(mlir::func::FuncOp func);
 /// Classifies the body of `func` around `root`.
 KernelKind classifyKernel(mlir::func::FuncOp func, mlir::linalg::LinalgOp root);
 
-/// Picks the strategy and workgroup tile sizes for `root` (static shapes).
-/// A root without static loop ranges gets empty workgroup tiles.
+/// Picks the strategy and workgroup tile sizes for `root` (static shapes)
+/// on `target`: register tiles from its vector width, workgroup tiles from
+/// its L2 size (docs/kernels.md "Workgroup tiles"). A root without static
+/// loop ranges gets empty workgroup tiles.
 KernelConfig selectKernelConfig(mlir::func::FuncOp func,
-                                mlir::linalg::LinalgOp root);
+                                mlir::linalg::LinalgOp root,
+                                const CPUTarget &target);
 
 } // namespace fleet::codegen
 

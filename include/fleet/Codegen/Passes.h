@@ -16,13 +16,16 @@
 
 namespace fleet::codegen {
 
-/// What the codegen pass options default to: the value of the global flag
-/// `--llvmcpu-target-cpu`, which fleet/Tools/CompilerFlags.h registers in
+/// What the codegen pass options default to: the values of the global flags
+/// `--llvmcpu-target-cpu` and `--llvmcpu-cache-sizes`, which fleet/Tools/CompilerFlags.h registers in
 /// fleet-opt and fleet-compile (docs/contributing.md "IREE flags"). An
 /// option given to the pass explicitly wins.
 struct FlagDefaults {
   /// Default of `target-cpu` of `--hal-serialize-executables`.
   std::string targetCPU = "host";
+  /// `--llvmcpu-cache-sizes=L1,L2` (bytes); empty: the host's
+  /// (fleet/Codegen/CPUTarget.h).
+  std::string cacheSizes;
 };
 FlagDefaults &getFlagDefaults();
 

@@ -5,16 +5,60 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ResolveExecutableTargetsPass
+    : Pass<"codegen-resolve-executable-targets", "mlir::ModuleOp"> {
+  let summary = "Gives every local device its CPU executable target, with "
+                "the facts kernel codegen sizes tiles from";
+  let description = [{
+    Invariant established: every `!hal.device` global initialized with
+    `#hal.device.target<"local", ...>` lists at least one
+    `#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {...}>`, and
+    each such target's configuration has `cpu`, `native_vector_size`
+    (bytes) and `cache_sizes` (array<i64: L1d, L2>, bytes per core), plus
+    `cpu_features` when given (fleet/Codegen/CPUTarget.h). A device without
+    targets gets the default one: `target-cpu` and `cache-sizes` (the global
+    `--llvmcpu-target-cpu` and `--llvmcpu-cache-sizes`; empty sizes: the
+    host's, read from the OS). Keys a declared target gives stay; missing
+    ones are filled the same way. An unknown CPU or malformed sizes are an
+    error at the device global. IREE's device targets carry their
+    executable targets the same way (`#hal.device.target<"local",
+    [#hal.executable.target<...>]>`).
+
+    ```mlir
+    util.global private @dev = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
+    // becomes, with --llvmcpu-target-cpu=haswell --llvmcpu-cache-sizes=32K,256K
+    util.global private @dev = #hal.device.target<"local", {ordinal = 0 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 262144>, cpu = "haswell", native_vector_size = 32 : i64}>]> : !hal.device
+    ```
+  }];
+  let options = [
+    Option<"targetCPU", "target-cpu", "std::string",
+           /*default=*/"::fleet::codegen::getFlagDefaults().targetCPU",
+           "CPU of a target that names none: `host` or an LLVM CPU name "
+           "(default: --llvmcpu-target-cpu)">,
+    Option<"cacheSizes", "cache-sizes", "std::string",
+           /*default=*/"::fleet::codegen::getFlagDefaults().cacheSizes",
+           "L1,L2 cache sizes in bytes of a target that gives none "
+           "(default: --llvmcpu-cache-sizes; empty: the host's)">
+  ];
+}
+
 def ConfigureWorkgroupsPass
     : Pass<"codegen-configure-workgroups", "mlir::ModuleOp"> {
-  let summary = "Picks a kernel strategy per dispatch and distributes its "
-                "outer tile loop over the workgroup grid";
+  let summary = "Picks a kernel strategy per dispatch and executable "
+                "variant and distributes its outer tile loop over the "
+                "workgroup grid";
   let description = [{
-    Runs in the stream phase on every `stream.executable`. For each export
-    whose dispatch function is still in tensor form (docs/pipeline.md,
-    "Dispatch function contract") it classifies the computation (matmul,
-    batch_matmul, elementwise, reduction, generic; docs/kernels.md), picks
-    workgroup tile sizes from the static shapes and then
+    Runs in the HAL phase on every `hal.executable.variant` of Fleet's CPU
+    target (`llvm-cpu`, `fleet-object-x86_64`), with that target's vector
+    width and cache sizes (fleet/Codegen/CPUTarget.h; missing keys from the
+    options), so an executable dispatched on two kinds of target gets two
+    tile choices and two grids. (It also configures `stream.executable`s
+    with the options' target, which tests of single kernels use.) For each
+    export whose dispatch function is still in tensor form
+    (docs/pipeline.md, "Dispatch function contract") it classifies the
+    computation (matmul, batch_matmul, elementwise, reduction, generic;
+    docs/kernels.md), picks workgroup tile sizes from the static shapes and
+    the target (docs/kernels.md "Workgroup tiles") and then
 
     - tiles the op that produces the stored result (the root) with
       `scf.forall`, fusing every producer into the tile;
@@ -22,31 +66,45 @@ def ConfigureWorkgroupsPass
       computes one tile, reads the slices of the bindings it needs and
       writes its slice of the result binding
       (`bufferization.materialize_in_destination` into a `memref.subview`);
-    - rewrites the export's `workgroups` region to return the grid as
-      constants (x = innermost tiled loop);
-    - records the decision as `fleet.codegen` on the function so that
-      serialization (`hal-serialize-executables`) finishes the job.
+    - rewrites the export's `count` region to return the grid as constants
+      (x = innermost tiled loop); `hal-materialize-workgroup-counts` then
+      puts them where the host dispatches;
+    - records the decision as `fleet.codegen` on the variant's function so
+      that serialization (`hal-serialize-executables`) finishes the job.
 
     Exports whose function already carries `fleet.codegen`, or whose body
     does not have exactly one tileable root, keep a 1x1x1 grid (one
     workgroup computes everything; still correct).
 
     ```mlir
-    stream.executable.export public @mm workgroups() -> (index, index, index) {
-      %c1 = arith.constant 1 : index
-      stream.return %c1, %c1, %c1 : index, index, index
-    }
-    // becomes, for a 512x512x512 f32 matmul
-    stream.executable.export public @mm workgroups() -> (index, index, index) {
-      %c4 = arith.constant 4 : index
-      %c8 = arith.constant 8 : index
-      %c1 = arith.constant 1 : index
-      stream.return %c4, %c8, %c1 : index, index, index
-    }
+    hal.executable.variant public @fleet_object target(<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 1048576>, cpu = "host", native_vector_size = 64 : i64}>) {
+      hal.executable.export public @mm ordinal(0) layout(...) count(%dev: !hal.device) -> (index, index, index) {
+        %c1 = arith.constant 1 : index
+        hal.return %c1, %c1, %c1 : index, index, index
+      }
+      ...
+    // becomes, for a 512x512x512 f32 matmul with AVX-512
+      hal.executable.export public @mm ordinal(0) layout(...) count(%dev: !hal.device) -> (index, index, index) {
+        %c4 = arith.constant 4 : index
+        %c8 = arith.constant 8 : index
+        %c1 = arith.constant 1 : index
+        hal.return %c4, %c8, %c1 : index, index, index
+      }
     // and the function body computes the 64x128 tile at
-    // (64 * workgroup.id[1], 128 * workgroup.id[0]).
+    // (64 * workgroup.id[1], 128 * workgroup.id[0]); a variant for
+    // cpu = "haswell" (AVX2) gets 32x64 tiles and a 8x16 grid.
     ```
   }];
+  let options = [
+    Option<"targetCPU", "target-cpu", "std::string",
+           /*default=*/"::fleet::codegen::getFlagDefaults().targetCPU",
+           "CPU for stream executables and targets that name none "
+           "(default: --llvmcpu-target-cpu)">,
+    Option<"cacheSizes", "cache-sizes", "std::string",
+           /*default=*/"::fleet::codegen::getFlagDefaults().cacheSizes",
+           "L1,L2 bytes for stream executables and targets that give none "
+           "(default: --llvmcpu-cache-sizes; empty: the host's)">
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",

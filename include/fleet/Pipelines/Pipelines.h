@@ -29,6 +29,8 @@ struct CompileOptions {
   bool externalResourcesMappable = false;
   /// `--llvmcpu-target-cpu`: "host" or an LLVM CPU name (e.g. x86-64-v3).
   std::string targetCPU = "host";
+  /// `--llvmcpu-cache-sizes`: "L1,L2" bytes; empty: the host's.
+  std::string cacheSizes;
 
   /// The options the global compiler flags set (fleet/Tools/CompilerFlags.h;
   /// their defaults when the flags are not registered or not given).

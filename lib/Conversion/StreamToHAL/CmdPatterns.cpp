@@ -161,62 +161,61 @@ private:
     if (entryPoints.size() != 1) {
       return dispatch.emitOpError()
              << "has " << entryPoints.size()
-             << " entry points; Fleet compiles one variant per executable, "
-                "so a dispatch names exactly one export";
+             << " entry points; a dispatch names exactly one export (the "
+                "variant is chosen by the device)";
     }
     auto entryPoint = cast<SymbolRefAttr>(entryPoints[0]);
     auto executable = state.symbols.lookup<hal::ExecutableOp>(
         entryPoint.getRootReference());
-    hal::ExecutableExportOp exportOp;
-    if (executable) {
-      for (auto variant : executable.getOps<hal::ExecutableVariantOp>()) {
-        exportOp = dyn_cast_or_null<hal::ExecutableExportOp>(
-            SymbolTable::lookupSymbolIn(variant,
-                                        entryPoint.getLeafReference()));
-        if (exportOp)
-          break;
-      }
-    }
     if (!executable)
       return dispatch.emitOpError()
              << "dispatch to " << entryPoint << ": no such executable";
+    // The variant of this dispatch's device (ConvertExecutables.cpp: with
+    // several, each lists the device globals it serves), else the first.
+    StringRef deviceName;
+    if (auto load = device.getDefiningOp<util::GlobalLoadOp>())
+      deviceName = load.getGlobal();
+    hal::ExecutableVariantOp variant;
+    for (auto candidate : executable.getOps<hal::ExecutableVariantOp>()) {
+      auto users = candidate->getAttrOfType<ArrayAttr>("fleet.devices");
+      bool serves = !users || llvm::any_of(users, [&](Attribute user) {
+        return cast<FlatSymbolRefAttr>(user).getValue() == deviceName;
+      });
+      if (!variant || (serves && users)) {
+        variant = candidate;
+        if (serves && users)
+          break;
+      }
+    }
+    hal::ExecutableExportOp exportOp;
+    if (variant)
+      exportOp = dyn_cast_or_null<hal::ExecutableExportOp>(
+          SymbolTable::lookupSymbolIn(variant, entryPoint.getLeafReference()));
     if (!exportOp || !exportOp.getOrdinal())
       return dispatch.emitOpError()
              << "dispatch to " << entryPoint << ": executable @"
              << entryPoint.getRootReference().getValue()
              << " has no converted export @"
              << entryPoint.getLeafReference().getValue();
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] dispatch of " << entryPoint
+                            << " on @" << deviceName << ": variant @"
+                            << variant.getSymName() << "\n");
 
-    // Workgroup count: the export's count region evaluated on the host with
-    // this dispatch's device and workload.
-    SmallVector<Value, 3> workgroups;
-    Region &count = exportOp.getWorkgroupCount();
-    if (count.empty()) {
-      Value one = buildIndex(rewriter, loc, 1);
-      workgroups.assign(3, one);
-    } else {
-      Block &countBlock = count.front();
-      if (countBlock.getNumArguments() != dispatch.getWorkload().size() + 1) {
-        return dispatch.emitOpError()
-               << "passes " << dispatch.getWorkload().size()
-               << " workload values but the count region of " << entryPoint
-               << " takes " << (countBlock.getNumArguments() - 1);
-      }
-      IRMapping countMapping;
-      countMapping.map(countBlock.getArgument(0), device);
-      for (auto [argument, workload] :
-           llvm::zip_equal(countBlock.getArguments().drop_front(),
-                           dispatch.getWorkload()))
-        countMapping.map(argument, lookup(workload));
-      for (Operation &op : countBlock) {
-        if (auto ret = dyn_cast<hal::ReturnOp>(op)) {
-          for (Value value : ret.getOperands())
-            workgroups.push_back(countMapping.lookupOrDefault(value));
-          continue;
-        }
-        rewriter.clone(op, countMapping);
-      }
-    }
+    // Workgroup count: the chosen variant's count region, evaluated on the
+    // host once codegen-configure-workgroups has chosen that variant's grid
+    // (hal-materialize-workgroup-counts).
+    SmallVector<Value> workload;
+    for (Value value : dispatch.getWorkload())
+      workload.push_back(lookup(value));
+    Type indexType = rewriter.getIndexType();
+    auto calculate = hal::ExecutableCalculateWorkgroupsOp::create(
+        rewriter, loc, indexType, indexType, indexType, device,
+        SymbolRefAttr::get(
+            entryPoint.getRootReference(),
+            {FlatSymbolRefAttr::get(variant.getSymNameAttr()),
+             FlatSymbolRefAttr::get(exportOp.getSymNameAttr())}),
+        workload);
+    SmallVector<Value, 3> workgroups(calculate.getResults());
 
     SmallVector<Value> constants;
     for (Value uniform : dispatch.getUniformOperands()) {

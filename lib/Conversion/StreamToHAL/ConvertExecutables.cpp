@@ -1,12 +1,17 @@
 //===- ConvertExecutables.cpp - stream.executable → hal.executable --------===//
 //
-// Each stream.executable becomes a hal.executable with one variant,
-// `@fleet_object` for the `llvm-cpu`/`fleet-object-x86_64` target that kernel
-// codegen compiles (KernelABI.h). Exports keep their names, get ordinals in
-// declaration order and a pipeline layout derived from the dispatch
-// function's signature; the `workgroups` region becomes the `count` region
-// (with the device as its first argument). The inner builtin.module moves
-// over unchanged.
+// Each stream.executable becomes a hal.executable with one variant per
+// executable target among the devices that dispatch it (the first
+// `llvm-cpu`/`fleet-object-x86_64` target of each device global, which
+// kernel codegen compiles, KernelABI.h): `@fleet_object`, then
+// `@fleet_object_1`, ... in device declaration order. With several
+// variants each names the device globals it serves (`fleet.devices`), so
+// the runtime loads for a device the variant whose grid the host program
+// computes. Exports keep their names, get ordinals in declaration order and
+// a pipeline layout derived from the dispatch function's signature; the
+// `workgroups` region becomes the `count` region (with the device as its
+// first argument). Each variant gets its own copy of the inner
+// builtin.module, which codegen-configure-workgroups tiles for its target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +35,56 @@ int64_t getConstantWords(Type type) {
   if (type.isIndex())
     return 2;
   return type.getIntOrFloatBitWidth() > 32 ? 2 : 1;
+}
+
+/// Per executable (root symbol): the device globals dispatching it, in
+/// declaration order.
+using DispatchDevices =
+    llvm::DenseMap<StringAttr, SmallVector<const hal::DeviceInfo *>>;
+
+DispatchDevices collectDispatchDevices(const ConversionState &state) {
+  DispatchDevices devices;
+  ModuleOp module = state.module;
+  module.walk([&](stream::CmdDispatchOp dispatch) {
+    auto execute = dispatch->getParentOfType<stream::CmdExecuteOp>();
+    if (!execute)
+      return;
+    auto affinity = dyn_cast_or_null<hal::DeviceAffinityAttr>(
+        lookupAffinity(execute, execute.getAffinityAttr(), state));
+    if (!affinity)
+      return;
+    const hal::DeviceInfo *info = state.devices.lookup(
+        affinity.getDevice().getRootReference().getValue());
+    if (!info)
+      return;
+    for (Attribute entryPoint : dispatch.getEntryPoints()) {
+      auto &list =
+          devices[cast<SymbolRefAttr>(entryPoint).getRootReference()];
+      if (!llvm::is_contained(list, info))
+        list.push_back(info);
+    }
+  });
+  for (auto &[executable, list] : devices)
+    llvm::sort(list, [](const hal::DeviceInfo *a, const hal::DeviceInfo *b) {
+      return a->index < b->index;
+    });
+  return devices;
+}
+
+/// The kernel target of a device: its first llvm-cpu executable target, or
+/// Fleet's CPU target without configuration (codegen then uses the global
+/// flags) when it declares none or is not a #hal.device.target.
+hal::ExecutableTargetAttr getKernelTarget(MLIRContext *context,
+                                          const hal::DeviceInfo *info) {
+  if (info && info->target)
+    for (hal::ExecutableTargetAttr target :
+         info->target.getExecutableTargets())
+      if (target.getBackend().getValue() == "llvm-cpu")
+        return target;
+  Builder b(context);
+  return hal::ExecutableTargetAttr::get(
+      context, b.getStringAttr("llvm-cpu"),
+      b.getStringAttr("fleet-object-x86_64"), DictionaryAttr());
 }
 
 /// For each export (`@ex::@name`) and binding position: true while every
@@ -118,7 +173,8 @@ void buildCountRegion(OpBuilder &builder, stream::ExecutableExportOp exportOp,
 }
 
 LogicalResult convertExecutable(stream::ExecutableOp executable,
-                                const ReadOnlyMap &readOnly) {
+                                const ReadOnlyMap &readOnly,
+                                ArrayRef<const hal::DeviceInfo *> devices) {
   MLIRContext *context = executable.getContext();
   OpBuilder builder(executable);
   Location loc = executable.getLoc();
@@ -126,43 +182,76 @@ LogicalResult convertExecutable(stream::ExecutableOp executable,
       builder, loc, executable.getSymVisibilityAttr(), /*lazy=*/false,
       executable.getSymName());
   builder.createBlock(&halExecutable.getBody());
-  auto target = hal::ExecutableTargetAttr::get(
-      context, builder.getStringAttr("llvm-cpu"),
-      builder.getStringAttr("fleet-object-x86_64"), DictionaryAttr());
-  auto variant = hal::ExecutableVariantOp::create(
-      builder, loc, builder.getStringAttr("public"), "fleet_object", target,
-      /*objects=*/ArrayAttr(), /*sources=*/DictionaryAttr());
-  Block *variantBlock = builder.createBlock(&variant.getBody());
 
-  int64_t ordinal = 0;
-  for (auto exportOp : executable.getOps<stream::ExecutableExportOp>()) {
-    if (exportOp.getSymName() != exportOp.getFunctionRef()) {
-      // KernelABI.h looks kernels up by the export's name.
-      return exportOp.emitOpError()
-             << "exports function @" << exportOp.getFunctionRef()
-             << " as '" << exportOp.getSymName()
-             << "'; kernel objects name kernels by their export, so the "
-                "names must match";
+  // One variant per distinct target, in device declaration order.
+  SmallVector<std::pair<hal::ExecutableTargetAttr,
+                        SmallVector<Attribute>>> targets;
+  for (const hal::DeviceInfo *info : devices) {
+    hal::ExecutableTargetAttr target = getKernelTarget(context, info);
+    auto it = llvm::find_if(targets, [&](auto &entry) {
+      return entry.first == target;
+    });
+    if (it == targets.end()) {
+      targets.push_back({target, {}});
+      it = std::prev(targets.end());
     }
-    auto key = SymbolRefAttr::get(
-        executable.getSymNameAttr(),
-        {FlatSymbolRefAttr::get(exportOp.getSymNameAttr())});
-    auto it = readOnly.find(key);
-    FailureOr<hal::PipelineLayoutAttr> layout = buildLayout(
-        exportOp, it == readOnly.end() ? ArrayRef<bool>() : it->second);
-    if (failed(layout))
-      return failure();
-    builder.setInsertionPointToEnd(variantBlock);
-    auto halExport = hal::ExecutableExportOp::create(
-        builder, exportOp.getLoc(), exportOp.getSymVisibilityAttr(),
-        exportOp.getSymName(), builder.getIndexAttr(ordinal++), *layout,
-        /*condition_fallback=*/nullptr, /*workgroup_size=*/nullptr,
-        /*subgroup_size=*/nullptr);
-    OpBuilder regionBuilder(context);
-    buildCountRegion(regionBuilder, exportOp, halExport);
+    it->second.push_back(FlatSymbolRefAttr::get(context, info->getName()));
   }
-  if (ModuleOp inner = executable.getInnerModule())
-    inner->moveBefore(variantBlock, variantBlock->end());
+  if (targets.empty())
+    targets.push_back({getKernelTarget(context, nullptr), {}});
+
+  ModuleOp inner = executable.getInnerModule();
+  for (auto [index, entry] : llvm::enumerate(targets)) {
+    auto &[target, users] = entry;
+    std::string name = "fleet_object";
+    if (index)
+      name += "_" + std::to_string(index);
+    builder.setInsertionPointToEnd(&halExecutable.getBody().front());
+    auto variant = hal::ExecutableVariantOp::create(
+        builder, loc, builder.getStringAttr("public"), name, target,
+        /*objects=*/ArrayAttr(), /*sources=*/DictionaryAttr());
+    if (targets.size() > 1)
+      variant->setAttr("fleet.devices", builder.getArrayAttr(users));
+    LLVM_DEBUG(llvm::dbgs() << "@" << executable.getSymName() << "::@" << name
+                            << " for " << users.size() << " device(s)\n");
+    Block *variantBlock = builder.createBlock(&variant.getBody());
+
+    int64_t ordinal = 0;
+    for (auto exportOp : executable.getOps<stream::ExecutableExportOp>()) {
+      if (exportOp.getSymName() != exportOp.getFunctionRef()) {
+        // KernelABI.h looks kernels up by the export's name.
+        return exportOp.emitOpError()
+               << "exports function @" << exportOp.getFunctionRef()
+               << " as '" << exportOp.getSymName()
+               << "'; kernel objects name kernels by their export, so the "
+                  "names must match";
+      }
+      auto key = SymbolRefAttr::get(
+          executable.getSymNameAttr(),
+          {FlatSymbolRefAttr::get(exportOp.getSymNameAttr())});
+      auto it = readOnly.find(key);
+      FailureOr<hal::PipelineLayoutAttr> layout = buildLayout(
+          exportOp, it == readOnly.end() ? ArrayRef<bool>() : it->second);
+      if (failed(layout))
+        return failure();
+      builder.setInsertionPointToEnd(variantBlock);
+      auto halExport = hal::ExecutableExportOp::create(
+          builder, exportOp.getLoc(), exportOp.getSymVisibilityAttr(),
+          exportOp.getSymName(), builder.getIndexAttr(ordinal++), *layout,
+          /*condition_fallback=*/nullptr, /*workgroup_size=*/nullptr,
+          /*subgroup_size=*/nullptr);
+      OpBuilder regionBuilder(context);
+      buildCountRegion(regionBuilder, exportOp, halExport);
+    }
+    if (!inner)
+      continue;
+    // The last variant takes the module; the others get copies.
+    builder.setInsertionPointToEnd(variantBlock);
+    if (index + 1 == targets.size())
+      inner->moveBefore(variantBlock, variantBlock->end());
+    else
+      builder.clone(*inner);
+  }
   executable.erase();
   return success();
 }
@@ -171,6 +260,7 @@ LogicalResult convertExecutable(stream::ExecutableOp executable,
 
 LogicalResult fleet::stream_to_hal::convertExecutables(ConversionState &state) {
   ReadOnlyMap readOnly = collectReadOnlyBindings(state.module);
+  DispatchDevices devices = collectDispatchDevices(state);
   SmallVector<stream::ExecutableOp> executables(
       state.module.getOps<stream::ExecutableOp>());
   for (stream::ExecutableOp executable : executables) {
@@ -178,7 +268,12 @@ LogicalResult fleet::stream_to_hal::convertExecutables(ConversionState &state) {
                             << executable.getSymName() << "\n");
     // The symbol table keeps pointing at the new op under the same name.
     state.symbols.remove(executable);
-    if (failed(convertExecutable(executable, readOnly)))
+    auto it = devices.find(executable.getSymNameAttr());
+    if (failed(convertExecutable(
+            executable, readOnly,
+            it == devices.end() ? ArrayRef<const hal::DeviceInfo *>()
+                                : ArrayRef<const hal::DeviceInfo *>(
+                                      it->second))))
       return failure();
   }
   // Re-register the converted executables.

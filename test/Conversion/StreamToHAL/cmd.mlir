@@ -5,8 +5,10 @@
 // timepoint. A concurrent region records its commands with no barrier
 // between them and one after; a serial region separates its commands by
 // barriers; flush/discard record nothing; no barrier ends the buffer.
-// Dispatch: executable lookup, ordinal, workgroups from the count region
-// with the workload, push constants (index = two words, low first; f32
+// Dispatch: executable lookup, ordinal, workgroups computed by
+// hal.executable.calculate_workgroups for the device's variant with the
+// workload (hal-materialize-workgroup-counts later inlines the count region
+// codegen-configure-workgroups chose), push constants (index = two words, low first; f32
 // bitcast), bindings with [offset, length].
 
 // CHECK-LABEL: util.func public @execute
@@ -16,8 +18,8 @@
 // CHECK: %[[CMD:.+]] = hal.command_buffer.create device(%[[DEV]] : !hal.device) mode(OneShot) categories("Transfer|Dispatch") affinity(%[[Q]]) : !hal.command_buffer
 // CHECK-NEXT: hal.command_buffer.fill_buffer<%[[CMD]] : !hal.command_buffer> target(%[[TMP]] : !hal.buffer)[%{{.+}}, %{{.+}}] pattern(%{{.+}} : i32) flags("None")
 // CHECK-NEXT: hal.command_buffer.copy_buffer<%[[CMD]] : !hal.command_buffer> source(%[[IN]] : !hal.buffer)
-// CHECK: %[[CNT_Y:.+]] = arith.constant 1 : index
-// CHECK: %[[N64:.+]] = arith.index_cast %[[N]] : index to i64
+// CHECK-NEXT: %[[WX:.+]], %[[WY:.+]], %[[WZ:.+]] = hal.executable.calculate_workgroups device(%[[DEV]] : !hal.device) target(@ex::@fleet_object::@entry) workload([%[[N]]]) : index, index, index
+// CHECK-NEXT: %[[N64:.+]] = arith.index_cast %[[N]] : index to i64
 // CHECK-NEXT: %[[LOW:.+]] = arith.trunci %[[N64]] : i64 to i32
 // CHECK-NEXT: %[[C32:.+]] = arith.constant 32 : i64
 // CHECK-NEXT: %[[SHIFTED:.+]] = arith.shrui %[[N64]], %[[C32]] : i64
@@ -26,7 +28,7 @@
 // CHECK-NEXT: hal.command_buffer.execution_barrier<%[[CMD]] : !hal.command_buffer> source("Dispatch|Transfer|CommandRetire") target("CommandIssue|Dispatch|Transfer") flags("None")
 // CHECK-NEXT: %[[EXE:.+]] = hal.executable.lookup device(%[[DEV]] : !hal.device) executable(@ex) : !hal.executable
 // CHECK-NEXT: %[[ORD:.+]] = arith.constant 0 : i64
-// CHECK-NEXT: hal.command_buffer.dispatch<%[[CMD]] : !hal.command_buffer> target(%[[EXE]] : !hal.executable)[%[[ORD]]] workgroups([%[[N]], %[[CNT_Y]], %[[CNT_Y]]]) constants([%[[LOW]], %[[HIGH]], %[[K]], %[[SBITS]]]) bindings([
+// CHECK-NEXT: hal.command_buffer.dispatch<%[[CMD]] : !hal.command_buffer> target(%[[EXE]] : !hal.executable)[%[[ORD]]] workgroups([%[[WX]], %[[WY]], %[[WZ]]]) constants([%[[LOW]], %[[HIGH]], %[[K]], %[[SBITS]]]) bindings([
 // CHECK-NEXT:   (%[[IN]] : !hal.buffer)[%{{.+}}, %{{.+}}],
 // CHECK-NEXT:   (%[[TMP]] : !hal.buffer)[%{{.+}}, %{{.+}}]
 // CHECK-NEXT: ]) flags("None")

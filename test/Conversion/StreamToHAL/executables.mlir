@@ -22,13 +22,13 @@
 // CHECK-NEXT:   %{{.+}} = stream.binding.subspan
 // CHECK: func.func @second
 
-// The dispatch of the second export uses ordinal 1 and, with no count
-// region, a 1x1x1 grid.
+// The dispatch of the second export uses ordinal 1 and the grid of that
+// export of the device's variant.
 // CHECK-LABEL: util.func public @dispatch_second
-// CHECK: %[[ONE:.+]] = arith.constant 1 : index
+// CHECK: %[[X:.+]], %[[Y:.+]], %[[Z:.+]] = hal.executable.calculate_workgroups device(%{{.+}} : !hal.device) target(@ex::@fleet_object::@second) : index, index, index
 // CHECK: %[[EXE:.+]] = hal.executable.lookup device(%{{.+}} : !hal.device) executable(@ex) : !hal.executable
 // CHECK: %[[ORD:.+]] = arith.constant 1 : i64
-// CHECK: hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%[[EXE]] : !hal.executable)[%[[ORD]]] workgroups([%[[ONE]], %[[ONE]], %[[ONE]]]) bindings([
+// CHECK: hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%[[EXE]] : !hal.executable)[%[[ORD]]] workgroups([%[[X]], %[[Y]], %[[Z]]]) bindings([
 module attributes {stream.affinity.default = #hal.device.affinity<@dev>} {
   util.global private @dev = #hal.device.target<"local"> : !hal.device
   stream.executable private @ex {

@@ -51,7 +51,7 @@ module {
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
     %t = stream.cmd.execute with(%r as %cr: !stream.resource<transient>{%c16}) {
-      // expected-error @+1 {{has 2 entry points; Fleet compiles one variant per executable}}
+      // expected-error @+1 {{has 2 entry points; a dispatch names exactly one export}}
       stream.cmd.dispatch {@ex::@a, @ex::@b} {
         rw %cr[%c0 for %c16] : !stream.resource<transient>{%c16}
       }

@@ -140,9 +140,54 @@ ExecutableLookupOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 //===----------------------------------------------------------------------===//
+// hal.executable.calculate_workgroups
+//===----------------------------------------------------------------------===//
+
+ExecutableExportOp ExecutableCalculateWorkgroupsOp::lookupExport(
+    SymbolTableCollection &symbols) {
+  SymbolRefAttr ref = getEntryPointAttr();
+  if (ref.getNestedReferences().size() != 2)
+    return {};
+  auto executable = symbols.lookupNearestSymbolFrom<ExecutableOp>(
+      getOperation(), FlatSymbolRefAttr::get(ref.getRootReference()));
+  if (!executable)
+    return {};
+  auto variant = symbols.lookupSymbolIn<ExecutableVariantOp>(
+      executable, ref.getNestedReferences()[0].getAttr());
+  if (!variant)
+    return {};
+  return symbols.lookupSymbolIn<ExecutableExportOp>(
+      variant, ref.getNestedReferences()[1].getAttr());
+}
+
+LogicalResult ExecutableCalculateWorkgroupsOp::verifySymbolUses(
+    SymbolTableCollection &symbolTable) {
+  ExecutableExportOp exportOp = lookupExport(symbolTable);
+  if (!exportOp)
+    return emitOpError("target ")
+           << getEntryPointAttr()
+           << " does not name an export @executable::@variant::@export";
+  Region &count = exportOp.getWorkgroupCount();
+  if (!count.empty() &&
+      count.front().getNumArguments() != getWorkload().size() + 1)
+    return emitOpError("passes ")
+           << getWorkload().size() << " workload values but the count "
+           << "region of " << getEntryPointAttr() << " takes "
+           << (count.front().getNumArguments() - 1);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Result names (IREE's, docs/ir-reference.md "Result names")
 //===----------------------------------------------------------------------===//
 
 void ExecutableLookupOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), "exe");
+}
+
+void ExecutableCalculateWorkgroupsOp::getAsmResultNames(
+    OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getWorkgroupX(), "workgroup_x");
+  setNameFn(getWorkgroupY(), "workgroup_y");
+  setNameFn(getWorkgroupZ(), "workgroup_z");
 }

@@ -1,6 +1,6 @@
 // Round trip of the executable ops (docs/ir-reference.md, "Executables") plus
-// hal.executable.lookup (IREE's op, not in the reference), every optional
-// part included.
+// hal.executable.lookup and hal.executable.calculate_workgroups (IREE's ops,
+// not in the reference), every optional part included.
 // RUN: fleet-opt %s > %t.1 && fleet-opt %t.1 > %t.2 && diff %t.1 %t.2
 // RUN: fleet-opt %s --mlir-print-op-generic | fleet-opt > %t.3 && diff %t.1 %t.3
 // RUN: FileCheck %s --input-file=%t.1
@@ -92,4 +92,11 @@ util.func public @lookup(%dev: !hal.device) -> !hal.executable {
   // CHECK: hal.executable.lookup device(%arg0 : !hal.device) executable(@full) : !hal.executable attributes {note}
   %exe1 = hal.executable.lookup device(%dev : !hal.device) executable(@full) : !hal.executable attributes {note}
   util.return %exe : !hal.executable
+}
+
+// CHECK-LABEL: @calculate_workgroups
+util.func public @calculate_workgroups(%dev: !hal.device, %n: index) -> (index, index, index) {
+  // CHECK: %workgroup_x, %workgroup_y, %workgroup_z = hal.executable.calculate_workgroups device(%arg0 : !hal.device) target(@ex::@x86::@entry) workload([%arg1]) : index, index, index
+  %x, %y, %z = hal.executable.calculate_workgroups device(%dev : !hal.device) target(@ex::@x86::@entry) workload([%n]) : index, index, index
+  util.return %x, %y, %z : index, index, index
 }

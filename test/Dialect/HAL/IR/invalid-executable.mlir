@@ -185,3 +185,28 @@ util.func public @lookup_not_executable(%dev: !hal.device) {
   %exe = hal.executable.lookup device(%dev : !hal.device) executable(@not_an_executable) : !hal.executable
   util.return
 }
+
+// -----
+
+util.func public @calculate_missing(%dev: !hal.device) {
+  // expected-error @+1 {{target @missing::@v::@e does not name an export @executable::@variant::@export}}
+  %x, %y, %z = hal.executable.calculate_workgroups device(%dev : !hal.device) target(@missing::@v::@e) : index, index, index
+  util.return
+}
+
+// -----
+
+hal.executable private @ex {
+  hal.executable.variant public @v target(<"llvm-cpu", "fleet-object-x86_64">) {
+    hal.executable.export public @e ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>) count(%dev: !hal.device, %n: index) -> (index, index, index) {
+      %c1 = arith.constant 1 : index
+      hal.return %n, %c1, %c1 : index, index, index
+    }
+  }
+}
+
+util.func public @calculate_wrong_workload(%dev: !hal.device) {
+  // expected-error @+1 {{passes 0 workload values but the count region of @ex::@v::@e takes 1}}
+  %x, %y, %z = hal.executable.calculate_workgroups device(%dev : !hal.device) target(@ex::@v::@e) : index, index, index
+  util.return
+}

@@ -196,4 +196,40 @@ def HAL_ExecutableLookupOp : HAL_Op<"executable.lookup", [
   }];
 }
 
+def HAL_ExecutableCalculateWorkgroupsOp : HAL_Op<"executable.calculate_workgroups", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,
+    Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "The workgroup grid of one export of one variant";
+  let description = [{
+    IREE's op: the grid `@ex::@variant::@export` dispatches for `workload`
+    on `device`, as its `count` region computes it. StreamToHAL emits it
+    for each dispatch, naming the variant chosen for the dispatch's device,
+    before `codegen-configure-workgroups` has decided that variant's grid;
+    `hal-materialize-workgroup-counts` then replaces it by the count
+    region's body (1, 1, 1 without one).
+
+    ```mlir
+    %x, %y, %z = hal.executable.calculate_workgroups device(%dev : !hal.device) target(@ex::@fleet_object::@mm) workload([%n]) : index, index, index
+    ```
+  }];
+  let arguments = (ins
+    HAL_Device:$device,
+    SymbolRefAttr:$entry_point,
+    Variadic<Index>:$workload
+  );
+  let results = (outs Index:$workgroup_x, Index:$workgroup_y,
+                      Index:$workgroup_z);
+  let assemblyFormat = [{
+    `device` `(` $device `:` type($device) `)`
+    `target` `(` $entry_point `)`
+    (`workload` `(` `[` $workload^ `]` `)`)?
+    `:` type($workgroup_x) `,` type($workgroup_y) `,` type($workgroup_z)
+    attr-dict-with-keyword
+  }];
+  let extraClassDeclaration = [{
+    /// The export named, or null.
+    ExecutableExportOp lookupExport(::mlir::SymbolTableCollection &symbols);
+  }];
+}
+
 #endif // FLEET_DIALECT_HAL_IR_HALEXECUTABLEOPS_TD

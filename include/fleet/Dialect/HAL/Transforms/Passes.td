@@ -61,6 +61,27 @@ def MaterializeTopologyPass : Pass<"hal-materialize-topology", "mlir::ModuleOp">
   }];
 }
 
+def MaterializeWorkgroupCountsPass : Pass<"hal-materialize-workgroup-counts", "mlir::ModuleOp"> {
+  let summary = "Replaces hal.executable.calculate_workgroups by the count "
+                "region of the variant it names";
+  let description = [{
+    Invariant established: no `hal.executable.calculate_workgroups`
+    remains outside executables. Each is replaced by a copy of its export's
+    `count` region, with the op's device and workload as the region's
+    arguments (1, 1, 1 when the export has no count region). Runs after
+    `codegen-configure-workgroups` chose each variant's grid; IREE inlines
+    the count region the same way when it converts the op.
+
+    ```mlir
+    %x, %y, %z = hal.executable.calculate_workgroups device(%dev : !hal.device) target(@ex::@fleet_object::@mm) : index, index, index
+    // becomes, when @mm's count region returns 4, 8, 1:
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c1 = arith.constant 1 : index
+    ```
+  }];  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def ResolveTopologyQueriesPass : Pass<"hal-resolve-topology-queries", "mlir::ModuleOp"> {
   let summary = "Folds memory-property queries the static topology proves";
   let description = [{
