@@ -63,6 +63,7 @@ struct VariantRecord {
   std::string name, format, problem;
   uint32_t library = kNoIndex;
   std::vector<ExportRecord> exports;
+  std::vector<std::string> devices;
 };
 struct ExecutableRecord {
   std::string name;
@@ -209,6 +210,10 @@ VariantRecord Writer::collectVariant(halir::ExecutableVariantOp variant,
   VariantRecord record;
   record.name = variant.getSymName().str();
   record.format = variant.getTarget().getFormat().getValue().str();
+  if (auto devices = variant->getAttrOfType<ArrayAttr>("fleet.devices"))
+    for (Attribute device : devices)
+      if (auto ref = dyn_cast<FlatSymbolRefAttr>(device))
+        record.devices.push_back(ref.getValue().str());
   auto linked = variant->getAttrOfType<DictionaryAttr>(kl::kVariantAttr);
   if (!linked) {
     std::optional<ArrayAttr> objects = variant.getObjects();
@@ -431,9 +436,13 @@ flatbuffers::DetachedBuffer Writer::build() {
         exports.push_back(fb::CreateExport(b, b.CreateString(x.name), x.ordinal,
                                            b.CreateString(x.symbol), x.bindings,
                                            x.constants));
+      std::vector<flatbuffers::Offset<flatbuffers::String>> devices;
+      for (const std::string &device : v.devices)
+        devices.push_back(b.CreateString(device));
       variants.push_back(fb::CreateVariant(
           b, b.CreateString(v.name), b.CreateString(v.format), v.library,
-          b.CreateString(v.problem), b.CreateVector(exports)));
+          b.CreateString(v.problem), b.CreateVector(exports),
+          devices.empty() ? 0 : b.CreateVector(devices)));
     }
     executables.push_back(fb::CreateExecutable(b, b.CreateString(e.name),
                                                b.CreateVector(variants)));

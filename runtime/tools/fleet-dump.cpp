@@ -139,10 +139,14 @@ int main(int argc, char **argv) {
     std::printf("executable %u @%s\n", i, str(e.name()));
     for (uint32_t v = 0; v < sizeOf(e.variants()); ++v) {
       const fb::Variant &variant = *e.variants()->Get(v);
-      std::printf("  variant @%s format %s library %d%s%s\n",
+      std::string devices;
+      for (uint32_t d = 0; d < sizeOf(variant.devices()); ++d)
+        devices += std::string(d ? " @" : " devices @") +
+                   str(variant.devices()->Get(d));
+      std::printf("  variant @%s format %s library %d%s%s%s\n",
                   str(variant.name()), str(variant.format()),
                   int(variant.library()), variant.problem() ? ": " : "",
-                  str(variant.problem()));
+                  str(variant.problem()), devices.c_str());
       for (uint32_t x = 0; x < sizeOf(variant.exports()); ++x) {
         const fb::Export &entry = *variant.exports()->Get(x);
         std::printf("    export %u @%s -> %s (%u bindings, %u constants)\n",

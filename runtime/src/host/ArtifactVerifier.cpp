@@ -314,6 +314,20 @@ void Checker::checkExecutables() {
           fail(hal::concat(where, ": export ", x,
                            " has no name, no symbol or a too large ordinal"));
       }
+      // The devices a variant is for name device globals of this module.
+      for (uint32_t d = 0; d < sizeOf(variant.devices()); ++d) {
+        const flatbuffers::String *device = variant.devices()->Get(d);
+        bool found = false;
+        for (uint32_t g = 0; device && g < sizeOf(module_.globals()); ++g) {
+          const fb::Global &global = *module_.globals()->Get(g);
+          if (global.binding() != fb::DeviceBinding::None && global.name() &&
+              global.name()->string_view() == device->string_view())
+            found = true;
+        }
+        if (!found)
+          fail(hal::concat(where, ": device ", d,
+                           " names no device global of the module"));
+      }
     }
   }
   for (uint32_t l = 0; l < libraries; ++l) {

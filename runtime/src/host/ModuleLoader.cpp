@@ -114,6 +114,8 @@ private:
   /// Storage of global i (a uint64_t or a RefCounted*).
   std::vector<void *> globalStorage_;
   std::vector<hal::Device *> boundDevices_;
+  /// The device globals bound to each device of boundDevices_ (same order).
+  std::vector<std::vector<std::string>> boundGlobals_;
   std::map<uint32_t, std::shared_ptr<hal::KernelLibrary>> libraries_;
 };
 
@@ -369,9 +371,14 @@ Status ModuleLoader::bindDevices() {
     }
     device->retain();
     *static_cast<hal::RefCounted **>(globalStorage_[i]) = device;
-    if (std::find(boundDevices_.begin(), boundDevices_.end(), device) ==
-        boundDevices_.end())
+    auto bound = std::find(boundDevices_.begin(), boundDevices_.end(), device);
+    if (bound == boundDevices_.end()) {
       boundDevices_.push_back(device);
+      boundGlobals_.emplace_back();
+      bound = std::prev(boundDevices_.end());
+    }
+    boundGlobals_[bound - boundDevices_.begin()].push_back(
+        str(global.name()));
   }
   if (problems.empty())
     return Status();
@@ -418,13 +425,40 @@ Status ModuleLoader::loadExecutables() {
     table.byDevice.resize(deviceCount);
     table.missingReason.assign(deviceCount,
                                "this module binds no device global to it");
-    for (hal::Device *device : boundDevices_) {
+    for (size_t b = 0; b < boundDevices_.size(); ++b) {
+      hal::Device *device = boundDevices_[b];
       uint32_t index = device->groupIndex();
       uint32_t chosen = kNone;
       std::string formats;
+      // A variant made for one of this device's globals (the host program
+      // computes its dispatches' grids for that variant), else the first of
+      // a format the device loads.
+      uint32_t named = kNone;
+      std::string namedBy;
+      for (uint32_t v = 0; v < sizeOf(executable.variants()); ++v) {
+        const fb::Variant &variant = *executable.variants()->Get(v);
+        for (uint32_t d = 0; d < sizeOf(variant.devices()); ++d) {
+          std::string global = str(variant.devices()->Get(d));
+          if (std::find(boundGlobals_[b].begin(), boundGlobals_[b].end(),
+                        global) == boundGlobals_[b].end())
+            continue;
+          if (named != kNone && named != v)
+            return failure(hal::concat(
+                "device '", device->name(), "' is bound to device globals @",
+                namedBy, " and @", global, ", which executable @", table.name,
+                " compiles for different variants (@",
+                str(executable.variants()->Get(named)->name()), ", @",
+                str(variant.name()),
+                "); bind them to different --device flags"));
+          named = v;
+          namedBy = global;
+        }
+      }
       for (uint32_t v = 0; v < sizeOf(executable.variants()); ++v) {
         std::string format = str(executable.variants()->Get(v)->format());
         formats += (formats.empty() ? "" : ", ") + format;
+        if (named != kNone && v != named)
+          continue;
         if (device->query("hal.executable.format", format).value) {
           chosen = v;
           break;
