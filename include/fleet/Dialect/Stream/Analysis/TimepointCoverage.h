@@ -26,12 +26,16 @@
 
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/ImmutableSet.h"
+
+#include <memory>
 
 namespace fleet::stream {
 
 class TimepointCoverage {
 public:
   explicit TimepointCoverage(mlir::Operation *root);
+  ~TimepointCoverage();
 
   /// Runs the solver over `root` (a module). Fails only when the framework
   /// does (malformed IR).
@@ -43,6 +47,9 @@ public:
 
 private:
   mlir::Operation *root;
+  /// Owns the covered sets' trees (ImmutableSet's factory); declared before
+  /// the solver, whose lattices hold them, so it outlives them.
+  std::unique_ptr<llvm::ImmutableSet<const void *>::Factory> factory;
   mlir::DataFlowSolver solver;
 };
 
