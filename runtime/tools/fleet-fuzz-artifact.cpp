@@ -253,7 +253,8 @@ int main(int argc, char **argv) {
       out.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
     }
     // A mutated workgroup count may ask for billions of workgroups: bounded.
-    auto device = hal::createDevice("local-sync?max_workgroups=4096");
+    auto device = hal::createDevice(
+        "local-sync?max_workgroups=4096&max_allocation=268435456");
     auto context = host::Context::create({*device});
     (*context)->setHostWaitLimit(50);
     auto module = (*context)->loadArtifact(bytes, "mutant");

@@ -2,6 +2,8 @@
 
 #include "TestUtil.h"
 
+#include <unistd.h>
+
 #include "fleet/runtime/hal/Transfer.h"
 
 #include <algorithm>
@@ -188,6 +190,35 @@ TEST(BufferTest, HugeSizesFailInsteadOfWrapping) {
     ASSERT_FALSE(buffer.ok()) << size;
     EXPECT_EQ(buffer.status().code(), StatusCode::ResourceExhausted);
   }
+}
+
+TEST(BufferTest, SizesBeyondTheLimitFailBeforeAllocating) {
+  // More than the host's physical memory (256 GiB here for any test
+  // machine with less) or than max_allocation is refused with a message,
+  // never attempted (an attempt aborts under ASan; a fuzzed artifact asked
+  // for 256 GiB).
+  Ref<Device> device = makeDevice("local-sync");
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  ASSERT_GT(pages, 0);
+  uint64_t physical = uint64_t(pages) * uint64_t(page);
+  auto beyond = device->allocator().allocate(
+      MemoryType::HostLocal, BufferUsage::Transfer, physical + 4096);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.status().code(), StatusCode::ResourceExhausted);
+  EXPECT_TRUE(contains(beyond.status().message(),
+                       "more than the host's physical memory"));
+
+  Ref<Device> bounded = makeDevice("local-sync?max_allocation=4096");
+  FLEET_EXPECT_OK(bounded->allocator()
+                      .allocate(MemoryType::HostLocal, BufferUsage::Transfer,
+                                4096)
+                      .status());
+  auto large = bounded->allocator().allocate(
+      MemoryType::HostLocal, BufferUsage::Transfer, 4097);
+  ASSERT_FALSE(large.ok());
+  EXPECT_TRUE(contains(large.status().message(),
+                       "cannot allocate 4097 bytes: more than its "
+                       "max_allocation of 4096 bytes"));
 }
 
 TEST(BufferTest, ImportedHostMemoryIsReleasedByCallback) {

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 namespace fleet::runtime::hal {
 namespace {
 
@@ -98,6 +100,25 @@ Status Allocator::commit(Buffer &buffer) {
                      kAlignment;
   if (rounded == 0)
     rounded = kAlignment;
+  // A size no allocation can satisfy is refused before trying: more than
+  // the host has (local devices allocate host memory), or than the device's
+  // max_allocation.
+  static const uint64_t physical = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size)
+                                 : ~uint64_t(0);
+  }();
+  uint64_t limit = device_.options().maxAllocation
+                       ? device_.options().maxAllocation
+                       : physical;
+  if (rounded > limit)
+    return makeStatus(StatusCode::ResourceExhausted, "device '",
+                      device_.name(), "' cannot allocate ", buffer.byteSize(),
+                      " bytes: more than ",
+                      device_.options().maxAllocation
+                          ? "its max_allocation of "
+                          : "the host's physical memory, ",
+                      limit, " bytes");
   void *memory = takeCached(rounded);
   if (!memory)
     memory = std::aligned_alloc(kAlignment, rounded);

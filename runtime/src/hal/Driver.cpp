@@ -12,7 +12,7 @@ namespace {
 constexpr const char *kKnownDrivers = "local-sync, local-task";
 constexpr const char *kKnownParameters =
     "discrete, fail_after, task_topology_group_count, task_topology_cpu_ids, "
-    "queue_count, name, max_workgroups";
+    "queue_count, name, max_workgroups, max_allocation";
 
 bool parseUnsigned(std::string_view text, uint64_t &value) {
   if (text.empty())
@@ -114,6 +114,11 @@ StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
         return error("max_workgroups=", value,
                      " is not a positive workgroup count");
       spec.options.maxWorkgroups = number;
+    } else if (key == "max_allocation") {
+      if (!parseUnsigned(value, number) || number == 0)
+        return error("max_allocation=", value,
+                     " is not a positive byte count");
+      spec.options.maxAllocation = number;
     } else if (key == "name") {
       if (value.empty())
         return error("name= needs a value");

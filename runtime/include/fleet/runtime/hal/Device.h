@@ -83,6 +83,10 @@ struct DeviceOptions {
   /// instead of running (`?max_workgroups=N`); 0 = no bound. For tools that
   /// run untrusted workgroup counts, such as the artifact fuzzer.
   uint64_t maxWorkgroups = 0;
+  /// An allocation of more bytes than this fails (RESOURCE_EXHAUSTED)
+  /// instead of being attempted (`?max_allocation=N`); 0 = the host's
+  /// physical memory, which local devices allocate from.
+  uint64_t maxAllocation = 0;
   /// CPUs the workers of a local-task device are pinned to, worker i to
   /// cpuIds[i % size] (`task_topology_cpu_ids=0,1`, IREE's flag name).
   /// Empty: each worker is pinned to the next CPU of the process's affinity
