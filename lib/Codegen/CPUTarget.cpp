@@ -146,9 +146,16 @@ int64_t getVectorBits(llvm::StringRef cpu, llvm::StringRef features,
 }
 
 hal::ExecutableTargetAttr buildCPUExecutableTarget(MLIRContext *context,
-                                                   const CPUTarget &target) {
+                                                   const CPUTarget &target,
+                                                   DictionaryAttr base) {
   Builder b(context);
   SmallVector<NamedAttribute> entries;
+  if (base)
+    for (NamedAttribute entry : base)
+      if (!llvm::is_contained({"cache_sizes", "cpu", "cpu_features",
+                               "native_vector_size"},
+                              entry.getName().getValue()))
+        entries.push_back(entry);
   entries.push_back(b.getNamedAttr(
       "cache_sizes", b.getDenseI64ArrayAttr({target.l1Bytes, target.l2Bytes})));
   entries.push_back(b.getNamedAttr("cpu", b.getStringAttr(target.cpu)));
@@ -157,6 +164,7 @@ hal::ExecutableTargetAttr buildCPUExecutableTarget(MLIRContext *context,
         b.getNamedAttr("cpu_features", b.getStringAttr(target.features)));
   entries.push_back(b.getNamedAttr(
       "native_vector_size", b.getI64IntegerAttr(target.vectorBits / 8)));
+  // getDictionaryAttr sorts the entries.
   return hal::ExecutableTargetAttr::get(context, b.getStringAttr(kCPUBackend),
                                         b.getStringAttr(kCPUFormat),
                                         b.getDictionaryAttr(entries));

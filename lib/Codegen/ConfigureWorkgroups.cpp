@@ -177,14 +177,19 @@ distributeToWorkgroups(func::FuncOp func, linalg::LinalgOp root,
 }
 
 /// Makes `region` (a stream `workgroups` or HAL `count` region; its block
-/// arguments stay) return the constant `grid` through `makeReturn`.
+/// arguments stay) return the constant `grid` through ReturnOpT.
+/// An empty region gets a block with `leadingArgs` (the HAL count region's
+/// `!hal.device`).
 template <typename ReturnOpT>
 void setWorkgroupCount(Region &region, Location loc,
-                       std::array<int64_t, 3> grid) {
+                       std::array<int64_t, 3> grid,
+                       TypeRange leadingArgs = {}) {
   OpBuilder builder(region.getContext());
   Block *block;
   if (region.empty()) {
     block = builder.createBlock(&region);
+    for (Type type : leadingArgs)
+      block->addArgument(type, loc);
   } else {
     block = &region.front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
@@ -248,8 +253,9 @@ struct ConfigureWorkgroupsPass
           if (failed(grid))
             return signalPassFailure();
           if (*grid)
-            setWorkgroupCount<hal::ReturnOp>(exportOp.getWorkgroupCount(),
-                                             exportOp.getLoc(), **grid);
+            setWorkgroupCount<hal::ReturnOp>(
+                exportOp.getWorkgroupCount(), exportOp.getLoc(), **grid,
+                hal::DeviceType::get(exportOp.getContext()));
         }
       }
     }

@@ -71,7 +71,7 @@ struct ResolveExecutableTargetsPass
           }
           resolved.vectorBits = bits;
         }
-        target = buildCPUExecutableTarget(&getContext(), resolved);
+        target = buildCPUExecutableTarget(&getContext(), resolved, config);
         LLVM_DEBUG(llvm::dbgs() << "@" << global.getSymName() << ": cpu "
                                 << resolved.cpu << ", " << resolved.vectorBits
                                 << "-bit vectors, L1 " << resolved.l1Bytes

@@ -156,3 +156,26 @@ hal.executable private @ex {
     }
   }
 }
+
+// An export without a count region gets one, with the device argument the
+// HAL export's count region takes.
+// CHECK-LABEL: hal.executable private @no_count
+// CHECK: hal.executable.export public @add ordinal(0) layout({{.+}}) count(%{{.+}}: !hal.device) -> (index, index, index) {
+// CHECK: hal.return
+hal.executable private @no_count {
+  hal.executable.variant public @avx512 target(<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 1048576>, cpu = "skylake-avx512", native_vector_size = 64 : i64}>) {
+    hal.executable.export public @add ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>]>)
+    builtin.module {
+      func.func @add(%arg0: !stream.binding, %arg1: !stream.binding) {
+        %c0 = arith.constant 0 : index
+        %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<256x1024xf32>
+        %1 = stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<256x1024xf32>
+        %a = bufferization.to_tensor %0 restrict : memref<256x1024xf32> to tensor<256x1024xf32>
+        %e = tensor.empty() : tensor<256x1024xf32>
+        %r = linalg.add ins(%a, %a : tensor<256x1024xf32>, tensor<256x1024xf32>) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+        bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<256x1024xf32>, memref<256x1024xf32>) -> ()
+        return
+      }
+    }
+  }
+}

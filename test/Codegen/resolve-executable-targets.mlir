@@ -6,17 +6,18 @@
 // A local device without executable targets gets the default CPU target:
 // the CPU, its vector width in bytes and the cache sizes of the options
 // (the global --llvmcpu-target-cpu / --llvmcpu-cache-sizes). A declared
-// target keeps what it gives (haswell: 32-byte vectors) and gets the rest;
+// target keeps what it gives (haswell: 32-byte vectors; other keys too) and
+// gets the rest;
 // a target of another backend and a device that is not local stay as they
 // are.
 // CHECK: util.global private @plain = #hal.device.target<"local", {ordinal = 0 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 1048576>, cpu = "skylake-avx512", native_vector_size = 64 : i64}>]> : !hal.device
-// CHECK: util.global private @declared = #hal.device.target<"local", {ordinal = 1 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 1048576>, cpu = "haswell", native_vector_size = 32 : i64}>]> : !hal.device
+// CHECK: util.global private @declared = #hal.device.target<"local", {ordinal = 1 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 1048576>, cpu = "haswell", native_vector_size = 32 : i64, note = "kept"}>]> : !hal.device
 // CHECK: util.global private @features = #hal.device.target<"local", {ordinal = 2 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 49152, 2097152>, cpu = "skylake-avx512", cpu_features = "-avx512f", native_vector_size = 32 : i64}>]> : !hal.device
 // CHECK: util.global private @other = #hal.device.target<"local", {ordinal = 3 : index}, [#hal.executable.target<"vmvx", "vmvx-bytecode-fb">]> : !hal.device
 // CHECK: util.global private @ordinal = #hal.device.ordinal<4> : !hal.device
 // HASWELL: util.global private @plain = #hal.device.target<"local", {ordinal = 0 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 65536, 524288>, cpu = "haswell", native_vector_size = 32 : i64}>]> : !hal.device
 util.global private @plain = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
-util.global private @declared = #hal.device.target<"local", {ordinal = 1 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cpu = "haswell"}>]> : !hal.device
+util.global private @declared = #hal.device.target<"local", {ordinal = 1 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cpu = "haswell", note = "kept"}>]> : !hal.device
 util.global private @features = #hal.device.target<"local", {ordinal = 2 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 49152, 2097152>, cpu = "skylake-avx512", cpu_features = "-avx512f"}>]> : !hal.device
 util.global private @other = #hal.device.target<"local", {ordinal = 3 : index}, [#hal.executable.target<"vmvx", "vmvx-bytecode-fb">]> : !hal.device
 util.global private @ordinal = #hal.device.ordinal<4> : !hal.device

@@ -58,6 +58,7 @@ TEST(DriverTest, RejectsBadUris) {
       {"local-task?task_topology_cpu_ids=0,x",
        "task_topology_cpu_ids=0,x is not 'any' or a list of CPU numbers"},
       {"local-task?task_topology_cpu_ids=", "is not 'any' or a list"},
+      {"local-task?task_topology_cpu_ids=1024", "CPU numbers below 1024"},
       {"local-sync?max_allocation=0", "max_allocation=0 is not a positive"},
   };
   for (const Case &c : cases) {

@@ -62,9 +62,11 @@ bool parseCacheSizes(llvm::StringRef text, std::array<int64_t, 2> &sizes,
 int64_t getVectorBits(llvm::StringRef cpu, llvm::StringRef features,
                       std::string &error);
 
-/// A target with every key written (see the file comment).
-hal::ExecutableTargetAttr buildCPUExecutableTarget(mlir::MLIRContext *context,
-                                                   const CPUTarget &target);
+/// A target with every key written (see the file comment); other keys of
+/// `base` (a declared target's configuration) are kept.
+hal::ExecutableTargetAttr
+buildCPUExecutableTarget(mlir::MLIRContext *context, const CPUTarget &target,
+                         mlir::DictionaryAttr base = {});
 
 /// True for an llvm-cpu target of Fleet's format.
 bool isCPUExecutableTarget(hal::ExecutableTargetAttr target);

@@ -79,7 +79,8 @@ hal::ExecutableTargetAttr getKernelTarget(MLIRContext *context,
   if (info && info->target)
     for (hal::ExecutableTargetAttr target :
          info->target.getExecutableTargets())
-      if (target.getBackend().getValue() == "llvm-cpu")
+      if (target.getBackend().getValue() == "llvm-cpu" &&
+          target.getFormat().getValue() == "fleet-object-x86_64")
         return target;
   Builder b(context);
   return hal::ExecutableTargetAttr::get(

@@ -111,7 +111,7 @@ Status Allocator::commit(Buffer &buffer) {
   uint64_t limit = device_.options().maxAllocation
                        ? device_.options().maxAllocation
                        : physical;
-  if (rounded > limit)
+  if (buffer.byteSize() > limit || rounded > physical)
     return makeStatus(StatusCode::ResourceExhausted, "device '",
                       device_.name(), "' cannot allocate ", buffer.byteSize(),
                       " bytes: more than ",

@@ -96,9 +96,9 @@ StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
         while (true) {
           size_t end = list.find_first_of(",:");
           std::string_view item = list.substr(0, end);
-          if (!parseUnsigned(item, number) || number >= 4096)
+          if (!parseUnsigned(item, number) || number >= 1024)
             return error("task_topology_cpu_ids=", value,
-                         " is not 'any' or a list of CPU numbers (0,1)");
+                         " is not 'any' or a list of CPU numbers below 1024 (0,1)");
           spec.options.cpuIds.push_back(uint32_t(number));
           if (end == std::string_view::npos)
             break;

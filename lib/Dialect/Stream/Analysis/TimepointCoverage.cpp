@@ -179,10 +179,15 @@ public:
       // timepoint holds what that one covers), which keeps joins of a long
       // chain with an earlier link of it cheap.
       auto uniteAll = [&](SmallVector<Value> awaits) {
+        // Op results before block arguments; by block, then later ops
+        // first within a block (a strict weak order).
         llvm::stable_sort(awaits, [](Value a, Value b) {
           Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-          return x && y && x->getBlock() == y->getBlock() &&
-                 y->isBeforeInBlock(x);
+          if (!x || !y)
+            return x && !y;
+          if (x->getBlock() != y->getBlock())
+            return std::less<Block *>()(x->getBlock(), y->getBlock());
+          return x != y && y->isBeforeInBlock(x);
         });
         for (Value await : awaits)
           if (!set.isKnown() || !set.holds(await))

@@ -5,9 +5,10 @@
 // allocated resources:
 //   - results get a `stream.resource.alloca` before the region (the region
 //     awaits it) that awaits what the region awaits: queues are not in order,
-//     so this is what keeps memory bounded (a loop's next buffer waits for
-//     the previous iteration) without ordering an alloca behind unrelated
-//     work of its queue; the allocation affinity is the set of devices
+//     so this is what bounds memory (in a loop whose region waits for the
+//     previous iteration, the next buffer waits for it too) without ordering
+//     an alloca behind unrelated work of its queue; the allocation affinity
+//     is the set of devices
 //     that touch the value: the producing region's device plus the devices
 //     of the regions that read it, as `#hal.device.optimal<[...]>` in device
 //     declaration order when there are several (Fleet issue 7; a value only
