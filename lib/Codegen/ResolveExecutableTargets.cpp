@@ -65,8 +65,11 @@ struct ResolveExecutableTargetsPass
           int64_t bits =
               getVectorBits(resolved.cpu, resolved.features, error);
           if (!bits) {
+            bool declared = config && config.get("cpu");
             global.emitError() << "executable target of device @"
-                               << global.getSymName() << ": " << error;
+                               << global.getSymName() << ": " << error
+                               << (declared ? " (declared on the device)"
+                                            : " (from --llvmcpu-target-cpu)");
             return signalPassFailure();
           }
           resolved.vectorBits = bits;

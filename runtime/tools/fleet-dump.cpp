@@ -143,10 +143,11 @@ int main(int argc, char **argv) {
       for (uint32_t d = 0; d < sizeOf(variant.devices()); ++d)
         devices += std::string(d ? " @" : " devices @") +
                    str(variant.devices()->Get(d));
+      bool problem = variant.problem() && variant.problem()->size();
       std::printf("  variant @%s format %s library %d%s%s%s\n",
                   str(variant.name()), str(variant.format()),
-                  int(variant.library()), variant.problem() ? ": " : "",
-                  str(variant.problem()), devices.c_str());
+                  int(variant.library()), problem ? ": " : "",
+                  problem ? str(variant.problem()) : "", devices.c_str());
       for (uint32_t x = 0; x < sizeOf(variant.exports()); ++x) {
         const fb::Export &entry = *variant.exports()->Get(x);
         std::printf("    export %u @%s -> %s (%u bindings, %u constants)\n",

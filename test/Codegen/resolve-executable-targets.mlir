@@ -22,5 +22,5 @@ util.global private @features = #hal.device.target<"local", {ordinal = 2 : index
 util.global private @other = #hal.device.target<"local", {ordinal = 3 : index}, [#hal.executable.target<"vmvx", "vmvx-bytecode-fb">]> : !hal.device
 util.global private @ordinal = #hal.device.ordinal<4> : !hal.device
 
-// BADCPU: error: executable target of device @plain: unknown target CPU 'no-such-cpu' (use `host` or an LLVM CPU name such as x86-64-v3)
+// BADCPU: error: executable target of device @plain: unknown target CPU 'no-such-cpu' (use `host` or an LLVM CPU name such as x86-64-v3) (from --llvmcpu-target-cpu)
 // BADSIZES: error: --llvmcpu-cache-sizes: cache sizes '1M' are not two sizes L1,L2 in bytes

@@ -98,7 +98,7 @@ StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
           std::string_view item = list.substr(0, end);
           if (!parseUnsigned(item, number) || number >= 1024)
             return error("task_topology_cpu_ids=", value,
-                         " is not 'any' or a list of CPU numbers below 1024 (0,1)");
+                         " is not 'any' or a list of CPU numbers below 1024 (e.g. 0,1)");
           spec.options.cpuIds.push_back(uint32_t(number));
           if (end == std::string_view::npos)
             break;

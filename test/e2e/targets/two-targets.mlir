@@ -25,8 +25,8 @@
 // RUN: fleet-run --module=%t.fleet --device=local-sync --device=local-sync --function=twice --input=@%t.a.npy --input=@%t.b.npy --expected_output=@%t.c.npy --expected_f32_threshold=1e-2 | FileCheck %s --check-prefix=RESULT
 // RUN: fleet-dump %t.fleet | FileCheck %s --check-prefix=DUMP
 // RESULT: [SUCCESS]
-// DUMP: variant @fleet_object format fleet-object-x86_64 library {{[0-9]+}}{{.*}}devices @device_a
-// DUMP: variant @fleet_object_1 format fleet-object-x86_64 library {{[0-9]+}}{{.*}}devices @device_b
+// DUMP: variant @fleet_object format fleet-object-x86_64 library {{[0-9]+}} devices @device_a
+// DUMP: variant @fleet_object_1 format fleet-object-x86_64 library {{[0-9]+}} devices @device_b
 
 module {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cpu = "haswell", cache_sizes = array<i64: 32768, 65536>}>]> : !hal.device

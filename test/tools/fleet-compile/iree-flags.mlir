@@ -38,7 +38,7 @@
 // RUN: fleet-compile %s --compile-to=hal --llvmcpu-target-cpu=haswell --llvmcpu-cache-sizes=32K,256K | FileCheck %s --check-prefix=TARGET
 // RUN: not fleet-compile %s --compile-to=hal --llvmcpu-cache-sizes=32K 2>&1 | FileCheck %s --check-prefix=BADSIZES
 // BADCPU-NOT: not a recognized processor
-// BADCPU: error: executable target of device @__device_0: unknown target CPU 'no-such-cpu' (use `host` or an LLVM CPU name such as x86-64-v3)
+// BADCPU: error: executable target of device @__device_0: unknown target CPU 'no-such-cpu' (use `host` or an LLVM CPU name such as x86-64-v3) (from --llvmcpu-target-cpu)
 // TARGET: util.global private @__device_0 = #hal.device.target<"local", {ordinal = 0 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 262144>, cpu = "haswell", native_vector_size = 32 : i64}>]> : !hal.device
 // BADSIZES: error: --llvmcpu-cache-sizes: cache sizes '32K' are not two sizes L1,L2 in bytes
 func.func @abs(%x: tensor<4xf32>) -> tensor<4xf32> {
