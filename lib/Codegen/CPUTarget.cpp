@@ -138,9 +138,13 @@ int64_t getVectorBits(llvm::StringRef cpu, llvm::StringRef features,
             "' (use `host` or an LLVM CPU name such as x86-64-v3)";
     return 0;
   }
-  if (subtarget->checkFeatures("+avx512f"))
+  return getVectorBits(*subtarget);
+}
+
+int64_t getVectorBits(const llvm::MCSubtargetInfo &subtarget) {
+  if (subtarget.checkFeatures("+avx512f"))
     return 512;
-  if (subtarget->checkFeatures("+avx"))
+  if (subtarget.checkFeatures("+avx"))
     return 256;
   return 128;
 }

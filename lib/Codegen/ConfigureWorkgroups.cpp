@@ -238,7 +238,7 @@ struct ConfigureWorkgroupsPass
     }
     for (auto executable : getOperation().getOps<hal::ExecutableOp>()) {
       for (auto variant : executable.getOps<hal::ExecutableVariantOp>()) {
-        ModuleOp inner = getInnerModule(variant);
+        ModuleOp inner = variant.getInnerModule();
         if (!inner || !isCPUExecutableTarget(variant.getTarget()))
           continue;
         CPUTarget target = getCPUTarget(variant.getTarget(), defaults);
@@ -259,11 +259,6 @@ struct ConfigureWorkgroupsPass
         }
       }
     }
-  }
-
-  static ModuleOp getInnerModule(hal::ExecutableVariantOp variant) {
-    auto modules = variant.getOps<ModuleOp>();
-    return modules.empty() ? ModuleOp() : *modules.begin();
   }
 
   /// Tiles the dispatch function `name` of `inner` for `target`; returns its

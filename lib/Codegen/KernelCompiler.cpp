@@ -9,6 +9,8 @@
 
 #include "fleet/Codegen/KernelCompiler.h"
 
+#include "fleet/Codegen/CPUTarget.h"
+
 #include "KernelCompilerInternal.h"
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
@@ -181,11 +183,7 @@ createTargetMachine(const HostTarget &host) {
 /// Widest vector register of the target machine's subtarget.
 detail::TargetInfo getTargetInfo(const llvm::TargetMachine &machine) {
   detail::TargetInfo info;
-  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
-  if (subtarget->checkFeatures("+avx512f"))
-    info.vectorBits = 512;
-  else if (subtarget->checkFeatures("+avx"))
-    info.vectorBits = 256;
+  info.vectorBits = getVectorBits(*machine.getMCSubtargetInfo());
   return info;
 }
 

@@ -26,6 +26,10 @@
 #include <cstdint>
 #include <string>
 
+namespace llvm {
+class MCSubtargetInfo;
+} // namespace llvm
+
 namespace fleet::codegen {
 
 /// Backend and object format of Fleet's CPU kernels (KernelABI.h).
@@ -56,6 +60,10 @@ std::array<int64_t, 2> getHostCacheSizes();
 /// sets `error`.
 bool parseCacheSizes(llvm::StringRef text, std::array<int64_t, 2> &sizes,
                      std::string &error);
+
+/// The widest vector register a subtarget has, in bits: 512 with AVX-512F,
+/// 256 with AVX, else 128 (the one rule; the kernel compiler asks it too).
+int64_t getVectorBits(const llvm::MCSubtargetInfo &subtarget);
 
 /// The widest vector register of `cpu` ("host": this machine) with the
 /// extra `features`, in bits; 0 with `error` set for an unknown CPU.
