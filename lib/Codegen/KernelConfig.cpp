@@ -20,6 +20,7 @@
 #include "fleet/Codegen/KernelConfig.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -160,7 +161,32 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
       parallelLoops.push_back(i);
   SmallVector<int64_t> tiles(ranges.size(), 0);
 
-  if (config.kind == KernelKind::Matmul && parallelLoops.size() >= 2) {
+  if (config.kind == KernelKind::Matmul &&
+      isa<linalg::Mmt4DOp, linalg::BatchMmt4DOp>(root.getOperation())) {
+    // Packed operands (flow-data-tiling): loops (b,) m1, n1, k1, m0, n0, k0.
+    // A workgroup takes tm x tn inner tiles; its A panels (tm M0 x K) and B
+    // panels (K x tn N0) fit half of L2 together, so the walk over n1
+    // re-reads A and the walk over m1 re-reads B from L2.
+    unsigned m1 = parallelLoops[parallelLoops.size() - 4];
+    unsigned n1 = parallelLoops[parallelLoops.size() - 3];
+    unsigned m0 = parallelLoops[parallelLoops.size() - 2];
+    unsigned n0 = parallelLoops[parallelLoops.size() - 1];
+    for (unsigned loop : parallelLoops)
+      tiles[loop] = 1;
+    tiles[m0] = tiles[n0] = 0;
+    int64_t depth = 1;
+    for (auto [i, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::reduction)
+        depth *= std::max<int64_t>(1, ranges[i]);
+    int64_t tm = 8, tn = 4;
+    auto panels = [&] { return (tm * ranges[m0] + tn * ranges[n0]) * depth * 4; };
+    while (panels() > target.l2Bytes / 2 && tn > 1)
+      tn /= 2;
+    while (panels() > target.l2Bytes / 2 && tm > 1)
+      tm /= 2;
+    tiles[m1] = pickTile(ranges[m1], tm, 1);
+    tiles[n1] = pickTile(ranges[n1], tn, 1);
+  } else if (config.kind == KernelKind::Matmul && parallelLoops.size() >= 2) {
     unsigned n = parallelLoops.back();
     unsigned m = parallelLoops[parallelLoops.size() - 2];
     for (unsigned loop : parallelLoops)

@@ -22,6 +22,7 @@
 #include "KernelCompilerInternal.h"
 
 #include "fleet/Codegen/KernelConfig.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -204,6 +205,21 @@ void vectorizeStaticOps(func::FuncOp func, RewriterBase &rewriter) {
   }
 }
 
+/// Marks the floating-point arith ops in `op` `contract`, so the multiply
+/// and add of a contraction step become one FMA in LLVM (FMA rounds once:
+/// at least as accurate as mul + add). Only contraction bodies: elementwise
+/// kernels stay bit-exact with separately rounded ops.
+void allowContraction(Operation *root) {
+  root->walk([](arith::ArithFastMathInterface op) {
+    arith::FastMathFlags flags = op.getFastMathFlagsAttr()
+                                     ? op.getFastMathFlagsAttr().getValue()
+                                     : arith::FastMathFlags::none;
+    op->setAttr(op.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(
+                    op->getContext(), flags | arith::FastMathFlags::contract));
+  });
+}
+
 /// After vectorization: fold slices into transfers, turn multiply-reduce
 /// into vector.contract, forward stores to loads, and hoist the
 /// accumulators out of the reduction loops (loop-carried vectors).
@@ -269,6 +285,38 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
     if (failed(tileOp(rewriter, cast<TilingInterface>(op.getOperation()), steps,
                       /*partialReduction=*/false)))
       return op.emitOpError("could not tile the reduction loop");
+  }
+  // Each step is now an outer product with unit reduction dims (and, for
+  // packed layouts such as mmt4d, unit outer dims): drop them so the
+  // operands vectorize as 1-D rows, not as vectors with trailing unit dims
+  // that transfers would unroll element by element.
+  SmallVector<linalg::LinalgOp> steps;
+  func.walk([&](linalg::LinalgOp op) {
+    if (linalg::isaContractionOpInterface(op) && op.hasPureTensorSemantics())
+      steps.push_back(op);
+  });
+  linalg::ControlDropUnitDims control;
+  control.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  for (linalg::LinalgOp op : steps) {
+    rewriter.setInsertionPoint(op);
+    linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> generalized =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        continue;
+      generic = *generalized;
+    }
+    allowContraction(generic);
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+        llvm::count(ranges, 1) == 0)
+      continue;
+    FailureOr<linalg::DropUnitDimsResult> dropped =
+        linalg::dropUnitDims(rewriter, generic, control);
+    if (succeeded(dropped))
+      rewriter.replaceOp(generic, dropped->replacements);
   }
   return success();
 }
