@@ -164,9 +164,9 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
   if (config.kind == KernelKind::Matmul &&
       isa<linalg::Mmt4DOp, linalg::BatchMmt4DOp>(root.getOperation())) {
     // Packed operands (flow-data-tiling): loops (b,) m1, n1, k1, m0, n0, k0.
-    // A workgroup takes tm x tn inner tiles; its A panels (tm M0 x K) and B
-    // panels (K x tn N0) fit half of L2 together, so the walk over n1
-    // re-reads A and the walk over m1 re-reads B from L2.
+    // A workgroup takes up to 8 x 4 inner tiles, fewer where its A panels
+    // (tm M0 x K) or its B panels (K x tn N0) would exceed half of L2 each:
+    // the walk over n1 re-reads A and the walk over m1 re-reads B from L2.
     unsigned m1 = parallelLoops[parallelLoops.size() - 4];
     unsigned n1 = parallelLoops[parallelLoops.size() - 3];
     unsigned m0 = parallelLoops[parallelLoops.size() - 2];
@@ -178,12 +178,14 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
     for (auto [i, iterator] : llvm::enumerate(iterators))
       if (iterator == utils::IteratorType::reduction)
         depth *= std::max<int64_t>(1, ranges[i]);
-    int64_t tm = 8, tn = 4;
-    auto panels = [&] { return (tm * ranges[m0] + tn * ranges[n0]) * depth * 4; };
-    while (panels() > target.l2Bytes / 2 && tn > 1)
-      tn /= 2;
-    while (panels() > target.l2Bytes / 2 && tm > 1)
+    int64_t elementBytes = 4;
+    if (auto type = dyn_cast<ShapedType>(root->getOperand(0).getType()))
+      elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t tm = kRegisterTilesM, tn = kRegisterTilesN;
+    while (tm > 1 && tm * ranges[m0] * depth * elementBytes > target.l2Bytes / 2)
       tm /= 2;
+    while (tn > 1 && tn * ranges[n0] * depth * elementBytes > target.l2Bytes / 2)
+      tn /= 2;
     tiles[m1] = pickTile(ranges[m1], tm, 1);
     tiles[n1] = pickTile(ranges[n1], tn, 1);
   } else if (config.kind == KernelKind::Matmul && parallelLoops.size() >= 2) {

@@ -23,6 +23,7 @@ CompileOptions CompileOptions::fromFlags() {
   options.externalResourcesMappable = hal.externalResourcesMappable;
   options.targetCPU = codegen::getFlagDefaults().targetCPU;
   options.cacheSizes = codegen::getFlagDefaults().cacheSizes;
+  options.dataTiling = flow::getFlagDefaults().dataTiling;
   options.asyncExternal =
       input::getFlagDefaults().executionModel == "async-external";
   return options;
@@ -43,6 +44,9 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(hal::createMaterializeTopologyPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  flow::DataTilingPassOptions dataTilingOptions;
+  dataTilingOptions.enabled = options.dataTiling;
+  pm.addPass(flow::createDataTilingPass(dataTilingOptions));
   pm.addPass(flow::createFormDispatchesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -10,6 +10,7 @@
 #include "fleet/Tools/CompilerFlags.h"
 
 #include "fleet/Codegen/Passes.h"
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
 #include "fleet/Dialect/HAL/Transforms/Passes.h"
 #include "fleet/InputConversion/Passes.h"
 #include "llvm/Support/ManagedStatic.h"
@@ -76,6 +77,14 @@ struct CompilerFlags {
                "from them"),
       cl::location(fleet::codegen::getFlagDefaults().cacheSizes),
       cl::init(""), cl::cat(fleet::getCompilerFlagsCategory())};
+
+  // IREE: --iree-opt-data-tiling.
+  cl::opt<bool, /*ExternalStorage=*/true> dataTiling{
+      "opt-data-tiling",
+      cl::desc("Packs the operands of large f32 matmuls into tiles "
+               "(flow-data-tiling; constant weights at compile time)"),
+      cl::location(fleet::flow::getFlagDefaults().dataTiling), cl::init(true),
+      cl::cat(fleet::getCompilerFlagsCategory())};
 };
 } // namespace
 

@@ -31,6 +31,8 @@ struct CompileOptions {
   std::string targetCPU = "host";
   /// `--llvmcpu-cache-sizes`: "L1,L2" bytes; empty: the host's.
   std::string cacheSizes;
+  /// `--opt-data-tiling`: flow-data-tiling packs large matmuls.
+  bool dataTiling = true;
 
   /// The options the global compiler flags set (fleet/Tools/CompilerFlags.h;
   /// their defaults when the flags are not registered or not given).

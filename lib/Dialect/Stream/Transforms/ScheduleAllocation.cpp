@@ -690,11 +690,12 @@ static void deallocateLoopCarried(scf::ForOp loop) {
   }
 }
 
-/// Moves each alloca above the command regions before it, up to the
-/// previous alloca or dealloca (allocas keep their order) or the definition
-/// of an operand (size, await). The queue does not order it behind those
-/// regions (it is not in order); the host program then submits B's alloca
-/// before A's work, so a trace reads in dependency order (Fleet issue 21).
+/// Moves each alloca above the command regions and deallocas before it, up
+/// to the previous alloca (allocas keep their order) or the definition of
+/// an operand (size, await). The queue orders it behind neither (it is not
+/// in order: fences alone order queue ops); the host program then submits
+/// B's alloca before A's work and A's frees of its temporaries, so a trace
+/// reads in dependency order (Fleet issue 21).
 static void hoistAllocas(Block &block) {
   SmallVector<ResourceAllocaOp> allocas(block.getOps<ResourceAllocaOp>());
   for (ResourceAllocaOp alloca : allocas) {
@@ -702,7 +703,7 @@ static void hoistAllocas(Block &block) {
     for (Operation *prev = alloca->getPrevNode(); prev;
          prev = prev->getPrevNode()) {
       // Allocas keep their order among themselves.
-      if (!isa<CmdExecuteOp, TimepointJoinOp>(prev))
+      if (!isa<CmdExecuteOp, TimepointJoinOp, ResourceDeallocaOp>(prev))
         break;
       if (llvm::any_of(prev->getResults(), [&](Value result) {
             return llvm::is_contained(alloca->getOperands(), result);

@@ -4,6 +4,7 @@
 
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamDialect.h"
+#include "fleet/Dialect/Util/IR/UtilDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,6 +15,13 @@
 #include "mlir/Pass/Pass.h"
 
 namespace fleet::flow {
+
+/// Defaults the global compiler flags set (fleet/Tools/CompilerFlags.h).
+struct FlagDefaults {
+  /// `--opt-data-tiling` (IREE: --iree-opt-data-tiling): flow-data-tiling.
+  bool dataTiling = true;
+};
+FlagDefaults &getFlagDefaults();
 
 #define GEN_PASS_DECL
 #include "fleet/Dialect/Flow/Transforms/Passes.h.inc"

@@ -31,4 +31,41 @@ def FormDispatchesPass : Pass<"flow-form-dispatches", "mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def DataTilingPass : Pass<"flow-data-tiling", "mlir::ModuleOp"> {
+  let summary = "Packs the operands of large f32 matmuls into tiles (mmt4d)";
+  let description = [{
+    In every host function, a static f32 `linalg.matmul` C[M,N] = A[M,K] *
+    B[K,N] becomes `linalg.mmt4d` on packed operands: A as [M/8, K, 8, 1]
+    and B as [N/32, K, 32, 1] (`linalg.pack`, padded with zeros), the result
+    unpacked from [M/8, N/32, 8, 32] (`linalg.unpack`). Each step of the
+    kernel then reads 8 contiguous floats of A and 32 of B, whatever the
+    leading dimensions, instead of rows K*4 and N*4 bytes apart (which share
+    cache sets and TLB entries at large power-of-two sizes).
+
+    When: B is a constant (an `arith.constant` or the load of an immutable
+    `util.global` with a dense initial value) and N >= 32: B is packed at
+    compile time into a new constant, so no call ever packs it. Otherwise
+    when M >= 64, N >= 64 and B is larger than 1 MiB: there the packing
+    dispatches (transposes, O(n^2)) cost less than the strided kernel loses
+    (docs/kernels.md "Data tiling", measured). The packs and the unpack are
+    lowered to pad + expand_shape + linalg.transpose and linalg.transpose +
+    collapse_shape + extract_slice, which form-dispatches outlines like any
+    other op.
+
+    ```mlir
+    %c = linalg.matmul ins(%a, %b : tensor<2048x2048xf32>, tensor<2048x2048xf32>) ...
+    // becomes (lowered form)
+    %a4 = linalg.transpose ins(%a_expanded : tensor<256x8x2048x1xf32>) ... permutation = [0, 2, 1, 3]
+    %c4 = linalg.mmt4d ins(%a4, %b4 : tensor<256x2048x8x1xf32>, tensor<64x2048x32x1xf32>) ...
+    ```
+  }];
+  let options = [
+    Option<"enabled", "enabled", "bool", /*default=*/"true",
+           "Data-tile matmuls (--opt-data-tiling=false turns it off)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::fleet::util::UtilDialect"];
+}
+
 #endif // FLEET_DIALECT_FLOW_TRANSFORMS_PASSES_TD

@@ -1,0 +1,316 @@
+//===- DataTiling.cpp - matmuls on packed operands (mmt4d) ----------------===//
+//
+// Invariant established: every static f32 `linalg.matmul` in a host
+// function that meets the data-tiling rule (Passes.td, docs/kernels.md
+// "Data tiling") is a `linalg.mmt4d` on A packed as [M1, K, M0, 1] and B
+// packed as [N1, K, N0, 1], its result unpacked; a constant B is packed at
+// compile time (a new constant or immutable global), so no call packs it.
+// Runtime packs and unpacks are left lowered to pad/expand_shape/transpose
+// and transpose/collapse_shape/extract_slice (upstream linalg::lowerPack and
+// lowerUnPack), which form-dispatches outlines like any other op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
+
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "flow-data-tiling"
+
+namespace fleet::flow {
+#define GEN_PASS_DEF_DATATILINGPASS
+#include "fleet/Dialect/Flow/Transforms/Passes.h.inc"
+} // namespace fleet::flow
+
+using namespace mlir;
+using namespace fleet;
+
+namespace {
+
+/// The packed tile: M0 rows x N0 columns of f32, K0 = 1 (one outer product
+/// per step). 8 x 32 is the AVX-512 register tile (16 zmm accumulators);
+/// kernels for narrower registers take 4 x 16 sub-tiles of it
+/// (docs/kernels.md "Register tiles").
+constexpr int64_t kTileM = 8, kTileN = 32;
+
+/// Runtime (non-constant) B is packed only when it exceeds this many bytes:
+/// below, the unpacked kernel keeps B in L2 and packing would not pay.
+constexpr int64_t kMinRuntimePackedBytes = 1 << 20;
+constexpr int64_t kMinRuntimePackedM = 64, kMinRuntimePackedN = 64;
+
+/// The dense f32 values of `value` when it is a compile-time constant: an
+/// arith.constant or the load of an immutable util.global with an initial
+/// value (dense or dense_resource). Also returns the global, if any.
+std::optional<std::vector<float>>
+getConstantValues(Value value, SymbolTable &symbols,
+                  util::GlobalOp *globalOut = nullptr) {
+  Attribute attr;
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+    attr = constant.getValue();
+  } else if (auto load = value.getDefiningOp<util::GlobalLoadOp>()) {
+    auto global = symbols.lookup<util::GlobalOp>(load.getGlobal());
+    if (!global || global.getIsMutable() || !global.getInitialValue())
+      return std::nullopt;
+    attr = *global.getInitialValue();
+    if (globalOut)
+      *globalOut = global;
+  } else {
+    return std::nullopt;
+  }
+  auto type = dyn_cast<ShapedType>(cast<TypedAttr>(attr).getType());
+  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    auto values = dense.getValues<float>();
+    return std::vector<float>(values.begin(), values.end());
+  }
+  if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef())
+      if (int64_t(data->size()) == type.getNumElements())
+        return std::vector<float>(data->begin(), data->end());
+  return std::nullopt;
+}
+
+/// The values of `pack` applied to `source` (row-major, `pack`'s source
+/// shape), padding with zeros: element by element from the op's definition.
+std::vector<float> packValues(linalg::PackOp pack, ArrayRef<float> source) {
+  RankedTensorType sourceType = pack.getSourceType();
+  RankedTensorType destType = pack.getDestType();
+  int64_t rank = sourceType.getRank();
+  ArrayRef<int64_t> innerDimsPos = pack.getInnerDimsPos();
+  SmallVector<int64_t> tiles = pack.getStaticTiles();
+  SmallVector<int64_t> outerPerm(pack.getOuterDimsPerm());
+  if (outerPerm.empty())
+    outerPerm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  SmallVector<int64_t> sourceStrides = computeStrides(sourceType.getShape());
+  SmallVector<int64_t> destShape(destType.getShape());
+  std::vector<float> result(destType.getNumElements(), 0.0f);
+  SmallVector<int64_t> index(destShape.size(), 0);
+  for (int64_t linear = 0, e = result.size(); linear < e; ++linear) {
+    // index = the destination's multi-index of `linear` (row-major).
+    int64_t rest = linear;
+    for (int64_t d = destShape.size() - 1; d >= 0; --d) {
+      index[d] = rest % destShape[d];
+      rest /= destShape[d];
+    }
+    // Outer position d of the destination is source dim outerPerm[d].
+    SmallVector<int64_t> sourceIndex(rank, 0);
+    for (int64_t d = 0; d < rank; ++d)
+      sourceIndex[outerPerm[d]] = index[d];
+    for (auto [i, dim] : llvm::enumerate(innerDimsPos))
+      sourceIndex[dim] = sourceIndex[dim] * tiles[i] + index[rank + i];
+    bool inBounds = true;
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      inBounds &= sourceIndex[d] < sourceType.getDimSize(d);
+      offset += sourceIndex[d] * sourceStrides[d];
+    }
+    if (inBounds)
+      result[linear] = source[offset];
+  }
+  return result;
+}
+
+/// A constant holding `values` of `type`: dense_resource blob (large
+/// weights stay out of the attribute uniquer's hash).
+Attribute makeConstant(RankedTensorType type, ArrayRef<float> values,
+                       StringRef name) {
+  return DenseF32ResourceElementsAttr::get(
+      type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
+}
+
+/// Folds `pack` of a constant into a new constant: an arith.constant for an
+/// arith.constant source, an immutable global `@<global>__packed_...` for a
+/// global load. Returns the packed value, or null when not constant.
+Value foldConstantPack(RewriterBase &rewriter, linalg::PackOp pack,
+                       SymbolTable &symbols, util::GlobalOp &global) {
+  std::optional<std::vector<float>> values =
+      getConstantValues(pack.getSource(), symbols, &global);
+  if (!values)
+    return {};
+  std::vector<float> packed = packValues(pack, *values);
+  RankedTensorType type = pack.getDestType();
+  rewriter.setInsertionPoint(pack);
+  if (!global) {
+    Attribute attr = makeConstant(type, packed, "packed");
+    return arith::ConstantOp::create(rewriter, pack.getLoc(), type,
+                                     cast<TypedAttr>(attr));
+  }
+  std::string name = (global.getSymName() + "__packed").str();
+  OpBuilder moduleBuilder(global);
+  moduleBuilder.setInsertionPointAfter(global);
+  auto packedGlobal = util::GlobalOp::create(
+      moduleBuilder, global.getLoc(), moduleBuilder.getStringAttr("private"),
+      name, type, /*is_mutable=*/false, makeConstant(type, packed, name));
+  symbols.insert(packedGlobal);
+  LLVM_DEBUG(llvm::dbgs() << "packed @" << global.getSymName() << " into @"
+                          << packedGlobal.getSymName() << " at compile time\n");
+  return util::GlobalLoadOp::create(rewriter, pack.getLoc(), packedGlobal);
+}
+
+/// A linalg.matmul with the default maps, static f32 operands.
+bool isPlainF32Matmul(linalg::MatmulOp matmul) {
+  if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
+    return false;
+  return llvm::all_of(matmul->getOperandTypes(), [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape() &&
+           tensor.getElementType().isF32();
+  });
+}
+
+struct DataTilingPass
+    : public fleet::flow::impl::DataTilingPassBase<DataTilingPass> {
+  using DataTilingPassBase::DataTilingPassBase;
+
+  void runOnOperation() override {
+    if (!enabled)
+      return;
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<linalg::MatmulOp> matmuls;
+    for (auto func : module.getOps<util::FuncOp>())
+      func.walk([&](linalg::MatmulOp matmul) {
+        if (isPlainF32Matmul(matmul))
+          matmuls.push_back(matmul);
+      });
+    IRRewriter rewriter(&getContext());
+    SetVector<util::GlobalOp> packedGlobals;
+    for (linalg::MatmulOp matmul : matmuls)
+      dataTile(rewriter, matmul, symbols, packedGlobals);
+    // A weight only read packed is not kept (nor uploaded) unpacked.
+    for (util::GlobalOp global : packedGlobals)
+      if (global.isPrivate() &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        symbols.erase(global);
+  }
+
+  void dataTile(RewriterBase &rewriter, linalg::MatmulOp matmul,
+                SymbolTable &symbols, SetVector<util::GlobalOp> &packedGlobals) {
+    Value lhs = matmul.getInputs()[0], rhs = matmul.getInputs()[1];
+    Value init = matmul.getOutputs()[0];
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1),
+            n = rhsType.getDimSize(1);
+    bool constantRhs = getConstantValues(rhs, symbols).has_value();
+    bool pays = constantRhs ? n >= kTileN
+                            : m >= kMinRuntimePackedM &&
+                                  n >= kMinRuntimePackedN &&
+                                  k * n * 4 > kMinRuntimePackedBytes;
+    LLVM_DEBUG(llvm::dbgs() << "matmul " << m << "x" << n << "x" << k
+                            << (constantRhs ? " (constant B)" : "") << ": "
+                            << (pays ? "data-tiled" : "left unpacked")
+                            << "\n");
+    if (!pays || k == 0 || m == 0)
+      return;
+
+    Location loc = matmul.getLoc();
+    rewriter.setInsertionPoint(matmul);
+    Type f32 = rewriter.getF32Type();
+    Value zero = arith::ConstantOp::create(rewriter, loc, f32,
+                                           rewriter.getF32FloatAttr(0.0f));
+    auto pack = [&](Value source, ArrayRef<int64_t> innerDimsPos,
+                    ArrayRef<int64_t> tiles,
+                    ArrayRef<int64_t> outerPerm) -> linalg::PackOp {
+      SmallVector<OpFoldResult> tileSizes =
+          getAsIndexOpFoldResult(rewriter.getContext(), tiles);
+      Value dest = linalg::PackOp::createDestinationTensor(
+          rewriter, loc, source, tileSizes, innerDimsPos, outerPerm);
+      return linalg::PackOp::create(rewriter, loc, source, dest, innerDimsPos,
+                                    tileSizes, zero, outerPerm);
+    };
+    // A[M,K] -> [M1, K, M0, 1]; B[K,N] -> [N1, K, N0, 1].
+    linalg::PackOp packedLhs = pack(lhs, {0, 1}, {kTileM, 1}, {});
+    linalg::PackOp packedRhs = pack(rhs, {1, 0}, {kTileN, 1}, {1, 0});
+    // C: a fill of an empty tensor is refilled packed; any other init is
+    // packed.
+    Value packedInit;
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    SmallVector<int64_t> accShape = {
+        llvm::divideCeil(m, kTileM), llvm::divideCeil(n, kTileN), kTileM,
+        kTileN};
+    auto accType = RankedTensorType::get(accShape, f32);
+    if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+      Value empty = tensor::EmptyOp::create(rewriter, loc, accShape, f32);
+      packedInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
+                                          empty)
+                       .getResult(0);
+    } else {
+      packedInit = pack(init, {0, 1}, {kTileM, kTileN}, {}).getResult();
+    }
+    auto mmt4d = linalg::Mmt4DOp::create(
+        rewriter, loc, TypeRange{accType},
+        ValueRange{packedLhs.getResult(), packedRhs.getResult()},
+        ValueRange{packedInit});
+    Value dest = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{m, n},
+                                         f32);
+    auto unpack = linalg::UnPackOp::create(
+        rewriter, loc, mmt4d.getResult(0), dest, ArrayRef<int64_t>{0, 1},
+        getAsIndexOpFoldResult(rewriter.getContext(), {kTileM, kTileN}),
+        ArrayRef<int64_t>{});
+    // A placed matmul: its packs, kernel and unpack run where it did.
+    Attribute affinity = matmul->getAttr("stream.affinity");
+    auto place = [&](Operation *op) {
+      if (affinity && op)
+        op->setAttr("stream.affinity", affinity);
+    };
+    place(mmt4d);
+    rewriter.replaceOp(matmul, unpack.getResult());
+
+    // Constant packs fold now; the others lower to upstream ops that
+    // form-dispatches knows.
+    SmallVector<linalg::PackOp> packs = {packedLhs, packedRhs};
+    if (auto initPack = packedInit.getDefiningOp<linalg::PackOp>())
+      packs.push_back(initPack);
+    for (linalg::PackOp packOp : packs) {
+      util::GlobalOp global;
+      if (Value folded =
+              foldConstantPack(rewriter, packOp, symbols, global)) {
+        if (global)
+          packedGlobals.insert(global);
+        Operation *source = packOp.getSource().getDefiningOp();
+        rewriter.replaceOp(packOp, folded);
+        if (source && isOpTriviallyDead(source))
+          rewriter.eraseOp(source);
+        continue;
+      }
+      rewriter.setInsertionPoint(packOp);
+      FailureOr<linalg::LowerPackResult> lowered =
+          linalg::lowerPack(rewriter, packOp);
+      if (failed(lowered)) {
+        packOp.emitOpError("could not be lowered");
+        return signalPassFailure();
+      }
+      place(lowered->transposeOp);
+    }
+    rewriter.setInsertionPoint(unpack);
+    FailureOr<linalg::LowerUnPackOpResult> lowered =
+        linalg::lowerUnPack(rewriter, unpack);
+    if (failed(lowered)) {
+      unpack.emitOpError("could not be lowered");
+      return signalPassFailure();
+    }
+    place(lowered->transposeOp);
+    // lowerUnPack ends in a linalg.copy into the unpack's destination; ours
+    // is a fresh tensor.empty, so the unpacked value itself is the result
+    // (no copy dispatch).
+    if (lowered->extractSliceOp)
+      for (Operation *user :
+           llvm::make_early_inc_range(lowered->extractSliceOp->getUsers()))
+        if (auto copy = dyn_cast<linalg::CopyOp>(user))
+          if (copy.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+            rewriter.replaceOp(copy, lowered->extractSliceOp.getResult());
+  }
+};
+
+} // namespace

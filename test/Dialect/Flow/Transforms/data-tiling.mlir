@@ -1,0 +1,77 @@
+// RUN: fleet-opt %s --split-input-file --flow-data-tiling | FileCheck %s
+// RUN: fleet-opt %s --split-input-file --flow-data-tiling=enabled=false | FileCheck %s --check-prefix=OFF
+
+// A constant weight (N = 33 >= 32) is packed at compile time into a new
+// global: 33 columns padded to 2 x 32, zeros after the 33rd; the unpacked
+// global, now unread, is gone. A (3 rows) is packed at run time (padded to
+// 8 rows, a pad-like pack: pad + insert_slice).
+// CHECK-LABEL: util.global private @w__packed = dense_resource<w__packed> : tensor<2x1x32x1xf32>
+// CHECK-NOT: util.global private @w =
+// CHECK-LABEL: util.func public @constant_weight
+// CHECK: %[[A:.+]] = tensor.pad %arg0 low[0, 0] high[5, 0]
+// CHECK: %[[A4:.+]] = tensor.insert_slice %[[A]]
+// CHECK: %[[B4:.+]] = util.global.load immutable @w__packed : tensor<2x1x32x1xf32>
+// CHECK: %[[C4:.+]] = linalg.fill {{.+}} -> tensor<1x2x8x32xf32>
+// CHECK: %[[M:.+]] = linalg.mmt4d ins(%[[A4]], %[[B4]] : tensor<1x1x8x1xf32>, tensor<2x1x32x1xf32>) outs(%[[C4]] : tensor<1x2x8x32xf32>)
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[M]] : tensor<1x2x8x32xf32>) {{.+}} permutation = [0, 2, 1, 3]
+// CHECK: %[[F:.+]] = tensor.collapse_shape %[[T]] {{.+}} into tensor<8x64xf32>
+// CHECK: %[[R:.+]] = tensor.extract_slice %[[F]][0, 0] [3, 33] [1, 1]
+// CHECK-NOT: linalg.copy
+// CHECK: util.return %[[R]]
+// The packed bytes: 1.0 ... 33.0 (0x3F800000 ... 0x42040000), then zeros.
+// CHECK: w__packed: "0x040000000000803F000000400000404000008040{{.+}}0000F84100000042000004420000000000000000
+// OFF-LABEL: util.func public @constant_weight
+// OFF: linalg.matmul
+// OFF-NOT: linalg.mmt4d
+util.global private @w = dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0]]> : tensor<1x33xf32>
+util.func public @constant_weight(%a: tensor<3x1xf32>) -> tensor<3x33xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = util.global.load @w : tensor<1x33xf32>
+  %e = tensor.empty() : tensor<3x33xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x33xf32>) -> tensor<3x33xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<3x1xf32>, tensor<1x33xf32>) outs(%f : tensor<3x33xf32>) -> tensor<3x33xf32>
+  util.return %m : tensor<3x33xf32>
+}
+
+// -----
+
+// Runtime operands, B larger than 1 MiB (1024 x 512 f32 = 2 MiB), M >= 64:
+// both packed by transposes at run time (A [64,1024] -> [8,1024,8,1],
+// B [1024,512] -> [16,1024,32,1]), the result unpacked by one.
+// CHECK-LABEL: util.func public @runtime_large
+// CHECK: %[[AE:.+]] = tensor.expand_shape %{{.+}} {{.+}} output_shape [8, 8, 1024, 1]
+// CHECK: %[[A4:.+]] = linalg.transpose ins(%[[AE]] : tensor<8x8x1024x1xf32>) {{.+}} permutation = [0, 2, 1, 3]
+// CHECK: %[[BE:.+]] = tensor.expand_shape %{{.+}} {{.+}} output_shape [1024, 1, 16, 32]
+// CHECK: %[[B4:.+]] = linalg.transpose ins(%[[BE]] : tensor<1024x1x16x32xf32>) {{.+}} permutation = [2, 0, 3, 1]
+// CHECK: linalg.mmt4d ins(%[[A4]], %[[B4]] : tensor<8x1024x8x1xf32>, tensor<16x1024x32x1xf32>)
+// CHECK: linalg.transpose
+// CHECK: tensor.collapse_shape {{.+}} into tensor<64x512xf32>
+util.func public @runtime_large(%a: tensor<64x1024xf32>, %b: tensor<1024x512xf32>) -> tensor<64x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x512xf32>) -> tensor<64x512xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x1024xf32>, tensor<1024x512xf32>) outs(%f : tensor<64x512xf32>) -> tensor<64x512xf32>
+  util.return %m : tensor<64x512xf32>
+}
+
+// -----
+
+// Runtime operands that fit L2 (B = 512 x 512 f32 = 1 MiB), a skinny M and
+// a non-f32 matmul stay unpacked: packing would cost more than it saves.
+// CHECK-LABEL: util.func public @stays
+// CHECK-COUNT-3: linalg.matmul
+// CHECK-NOT: linalg.mmt4d
+util.func public @stays(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>, %s: tensor<8x4096xf32>, %t: tensor<4096x4096xf32>, %h: tensor<64x64xf16>) -> (tensor<512x512xf32>, tensor<8x4096xf32>, tensor<64x64xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<512x512xf32>, tensor<512x512xf32>) outs(%f : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %e2 = tensor.empty() : tensor<8x4096xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+  %m2 = linalg.matmul ins(%s, %t : tensor<8x4096xf32>, tensor<4096x4096xf32>) outs(%f2 : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+  %zh = arith.constant 0.0 : f16
+  %e3 = tensor.empty() : tensor<64x64xf16>
+  %f3 = linalg.fill ins(%zh : f16) outs(%e3 : tensor<64x64xf16>) -> tensor<64x64xf16>
+  %m3 = linalg.matmul ins(%h, %h : tensor<64x64xf16>, tensor<64x64xf16>) outs(%f3 : tensor<64x64xf16>) -> tensor<64x64xf16>
+  util.return %m, %m2, %m3 : tensor<512x512xf32>, tensor<8x4096xf32>, tensor<64x64xf16>
+}

@@ -1,0 +1,123 @@
+"""Matmuls through every kernel strategy at odd sizes, against numpy
+(issue 28's tests; docs/kernels.md "Data tiling").
+
+  matmul_strategies.py gen PREFIX    writes PREFIX.mlir (one function per
+                                     case) and the .npy inputs/outputs
+  matmul_strategies.py run PREFIX TOOLS [FLEET-RUN FLAGS...]
+                                     runs each function of PREFIX.fleet;
+                                     one line per case, exit 1 on a failure
+
+Cases (M x K x N, sizes 1, 7, 37, 129, 257 and 1025: none a multiple of a
+register or workgroup tile):
+  - `plain`: runtime operands the data-tiling rule leaves unpacked;
+  - `packed`: runtime operands it packs (M, N >= 64, B > 1 MiB), so the
+    pack/unpack transposes pad the edges;
+  - `weight`: B a constant global (packed at compile time, N >= 32),
+    with a bias + relu epilogue after the product.
+Products are checked in float64 against f32 results with a tolerance
+scaled by sqrt(K).
+"""
+import subprocess
+import sys
+
+import numpy as np
+
+CASES = [
+    ("plain", 1, 1, 1), ("plain", 7, 37, 129), ("plain", 129, 7, 37),
+    ("plain", 37, 257, 7),
+    ("packed", 129, 1025, 257), ("packed", 257, 1025, 65),
+    ("packed", 65, 2049, 129),
+    ("weight", 1, 7, 37), ("weight", 7, 129, 257), ("weight", 37, 37, 129),
+    ("weight", 129, 257, 33),
+]
+
+
+def name(case):
+    kind, m, k, n = case
+    return f"{kind}_{m}x{k}x{n}"
+
+
+def tensor(*shape):
+    return "tensor<" + "x".join(map(str, shape)) + "xf32>"
+
+
+def dense(array):
+    rows = ", ".join("[" + ", ".join(f"{v:.8e}" for v in row) + "]"
+                     for row in array)
+    return f"dense<[{rows}]>"
+
+
+def gen(prefix):
+    rng = np.random.default_rng(28)
+    globals_, funcs = [], []
+    for case in CASES:
+        kind, m, k, n = case
+        fn = name(case)
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((k, n)).astype(np.float32)
+        expected = a.astype(np.float64) @ b.astype(np.float64)
+        A, B, C = tensor(m, k), tensor(k, n), tensor(m, n)
+        args = f"%a: {A}"
+        body = []
+        if kind == "weight":
+            bias = rng.standard_normal((n,)).astype(np.float32)
+            globals_.append(f"util.global private @w_{fn} = {dense(b)} : {B}")
+            globals_.append(
+                f"util.global private @bias_{fn} = dense<[{', '.join(f'{v:.8e}' for v in bias)}]> : {tensor(n)}")
+            body.append(f"%b = util.global.load @w_{fn} : {B}")
+            body.append(f"%bias = util.global.load @bias_{fn} : {tensor(n)}")
+            expected = np.maximum(expected + bias, 0.0)
+        else:
+            args += f", %b: {B}"
+            np.save(f"{prefix}.{fn}.b.npy", b)
+        np.save(f"{prefix}.{fn}.a.npy", a)
+        np.save(f"{prefix}.{fn}.c.npy", expected.astype(np.float32))
+        body += [
+            "%zero = arith.constant 0.0 : f32",
+            f"%e = tensor.empty() : {C}",
+            f"%f = linalg.fill ins(%zero : f32) outs(%e : {C}) -> {C}",
+            f"%r = linalg.matmul ins(%a, %b : {A}, {B}) outs(%f : {C}) -> {C}",
+        ]
+        result = "%r"
+        if kind == "weight":
+            body += [
+                f"%y = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}} ins(%r, %bias : {C}, {tensor(n)}) outs(%e : {C}) {{",
+                "^bb0(%x: f32, %y0: f32, %o: f32):",
+                "  %s = arith.addf %x, %y0 : f32",
+                "  %z = arith.maximumf %s, %zero : f32",
+                "  linalg.yield %z : f32",
+                f"}} -> {C}",
+            ]
+            result = "%y"
+        funcs.append(f"func.func @{fn}({args}) -> {C} {{\n  " +
+                     "\n  ".join(body) + f"\n  return {result} : {C}\n}}")
+    with open(prefix + ".mlir", "w") as f:
+        f.write("module {\n" + "\n".join(globals_) + "\n" +
+                "\n".join(funcs) + "\n}\n")
+
+
+def run(prefix, tools, extra):
+    failed = 0
+    for case in CASES:
+        kind, m, k, n = case
+        fn = name(case)
+        inputs = [f"--input=@{prefix}.{fn}.a.npy"]
+        if kind != "weight":
+            inputs.append(f"--input=@{prefix}.{fn}.b.npy")
+        cmd = [f"{tools}/fleet-run", f"--module={prefix}.fleet",
+               f"--function={fn}", *extra, *inputs,
+               f"--expected_output=@{prefix}.{fn}.c.npy",
+               f"--expected_f32_threshold={1e-5 * max(8, k) ** 0.5 * 8:g}"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        ok = r.returncode == 0 and "[SUCCESS]" in r.stdout
+        failed += not ok
+        print(f"{fn}: {'ok' if ok else 'FAIL ' + (r.stdout + r.stderr)[-400:]}")
+    print(f"{len(CASES) - failed} of {len(CASES)} ok")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "gen":
+        gen(sys.argv[2])
+    else:
+        sys.exit(run(sys.argv[2], sys.argv[3], sys.argv[4:]))
