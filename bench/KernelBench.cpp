@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <thread>
@@ -138,6 +139,20 @@ int main(int argc, char **argv) {
     return 0;
   }
   openblas_set_num_threads(1);
+  // --sgemm M N K ROUNDS: best time of one-thread cblas_sgemm (row-major,
+  // C = A B) over ROUNDS runs after a warm-up, in ms (bench/rows/matmul.py
+  // alternates it with Fleet's runs).
+  if (argc > 5 && std::strcmp(argv[1], "--sgemm") == 0) {
+    int m = std::atoi(argv[2]), n = std::atoi(argv[3]), k = std::atoi(argv[4]);
+    std::vector<float> a = randomFloats(size_t(m) * k, 1),
+                       b = randomFloats(size_t(k) * n, 2), c(size_t(m) * n);
+    double seconds = bestSeconds(std::atoi(argv[5]), [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+                  a.data(), k, b.data(), n, 0.0f, c.data(), n);
+    });
+    std::printf("%.4f\n", seconds * 1e3);
+    return 0;
+  }
   std::printf("CPU: %s, OpenBLAS core: %s\n",
               llvm::sys::getHostCPUName().str().c_str(),
               openblas_get_corename());

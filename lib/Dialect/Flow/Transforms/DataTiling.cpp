@@ -39,7 +39,7 @@ namespace {
 /// The packed tile: M0 rows x N0 columns of f32, K0 = 1 (one outer product
 /// per step). 8 x 32 is the AVX-512 register tile (16 zmm accumulators);
 /// kernels for narrower registers take 4 x 16 sub-tiles of it
-/// (docs/kernels.md "Register tiles").
+/// (docs/kernels.md "Data tiling").
 constexpr int64_t kTileM = 8, kTileN = 32;
 
 /// Runtime (non-constant) B is packed only when it exceeds this many bytes:
