@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 JOBS ?= 2
 
-.PHONY: demo test test-tsan test-asan bootstrap configure build bench clean
+.PHONY: demo test test-tsan test-asan bootstrap configure build bench bench-full clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -55,6 +55,10 @@ demo: build
 FIGURES ?=
 bench: build
 	@scripts/bench $(BUILD) $(FIGURES)
+
+# Every row, the long ones too (MM4096); beyond make bench's 30 minutes.
+bench-full: build
+	@scripts/bench $(BUILD) --full
 
 clean:
 	rm -rf $(BUILD)

@@ -139,16 +139,62 @@ int main(int argc, char **argv) {
     return 0;
   }
   openblas_set_num_threads(1);
-  // --sgemm M N K ROUNDS: best time of one-thread cblas_sgemm (row-major,
-  // C = A B) over ROUNDS runs after a warm-up, in ms (bench/rows/matmul.py
-  // alternates it with Fleet's runs).
+  // --sgemm M N K ROUNDS [BATCH [t]]: best time (ms) of BATCH (default 1)
+  // one-thread cblas_sgemm calls, C_i = A_i B_i (row-major; `t`: B_i given
+  // as N x K, C_i = A_i B_i^T), over ROUNDS runs after a warm-up.
+  // --memcpy BYTES ROUNDS: best time (ms) of one memcpy of BYTES.
+  // (bench/rows/matmul.py and streams.py alternate these with Fleet's runs.)
   if (argc > 5 && std::strcmp(argv[1], "--sgemm") == 0) {
     int m = std::atoi(argv[2]), n = std::atoi(argv[3]), k = std::atoi(argv[4]);
-    std::vector<float> a = randomFloats(size_t(m) * k, 1),
-                       b = randomFloats(size_t(k) * n, 2), c(size_t(m) * n);
+    int batch = argc > 6 ? std::atoi(argv[6]) : 1;
+    bool transposed = argc > 7 && std::strcmp(argv[7], "t") == 0;
+    std::vector<float> a = randomFloats(size_t(batch) * m * k, 1),
+                       b = randomFloats(size_t(batch) * k * n, 2),
+                       c(size_t(batch) * m * n);
     double seconds = bestSeconds(std::atoi(argv[5]), [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
-                  a.data(), k, b.data(), n, 0.0f, c.data(), n);
+      for (int i = 0; i < batch; ++i)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans,
+                    transposed ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
+                    a.data() + size_t(i) * m * k, k,
+                    b.data() + size_t(i) * k * n, transposed ? k : n, 0.0f,
+                    c.data() + size_t(i) * m * n, n);
+    });
+    std::printf("%.4f\n", seconds * 1e3);
+    return 0;
+  }
+  // --conv HP WP C F K S ROUNDS: best time (ms) of an NHWC convolution
+  // (batch 1, input already padded to HP x WP x C, filter K x K x C x F,
+  // stride S) as im2col (the copy included) + one-thread sgemm.
+  if (argc > 8 && std::strcmp(argv[1], "--conv") == 0) {
+    int hp = std::atoi(argv[2]), wp = std::atoi(argv[3]), c = std::atoi(argv[4]),
+        f = std::atoi(argv[5]), k = std::atoi(argv[6]), s = std::atoi(argv[7]);
+    int oh = (hp - k) / s + 1, ow = (wp - k) / s + 1;
+    std::vector<float> input = randomFloats(size_t(hp) * wp * c, 1),
+                       filter = randomFloats(size_t(k) * k * c * f, 2),
+                       columns(size_t(oh) * ow * k * k * c),
+                       output(size_t(oh) * ow * f);
+    double seconds = bestSeconds(std::atoi(argv[8]), [&] {
+      float *row = columns.data();
+      for (int y = 0; y < oh; ++y)
+        for (int x = 0; x < ow; ++x)
+          for (int i = 0; i < k; ++i)
+            for (int j = 0; j < k; ++j, row += c)
+              std::memcpy(row,
+                          input.data() +
+                              (size_t(y * s + i) * wp + (x * s + j)) * c,
+                          c * sizeof(float));
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, oh * ow, f,
+                  k * k * c, 1.0f, columns.data(), k * k * c, filter.data(),
+                  f, 0.0f, output.data(), f);
+    });
+    std::printf("%.4f\n", seconds * 1e3);
+    return 0;
+  }
+  if (argc > 3 && std::strcmp(argv[1], "--memcpy") == 0) {
+    size_t bytes = std::strtoull(argv[2], nullptr, 10);
+    std::vector<char> from(bytes, 1), to(bytes, 0);
+    double seconds = bestSeconds(std::atoi(argv[3]), [&] {
+      std::memcpy(to.data(), from.data(), bytes);
     });
     std::printf("%.4f\n", seconds * 1e3);
     return 0;

@@ -33,7 +33,9 @@ earlier run):
 Further figures live in bench/rows/*.py, one module per area: each
 defines `rows(Row)` returning its Row objects (keys unique over the
 table) and `measure(build, rows, tools)`, where `tools` holds this
-module's `capture`, `locked`, `HERE` and `ROOT`; it fills the rows it
+module's `capture`, `locked`, `HERE`, `ROOT` and `explicit` (the figures
+named on the command line, or all with --full: a module runs its long,
+bench-full rows only when they are explicit); it fills the rows it
 owns that are wanted (`rows` maps key -> Row and holds only wanted keys
 of that module). A module's docstring says how its figures are measured.
 A figure whose benchmark cannot run here is reported as "n/a" with the
@@ -286,7 +288,14 @@ def main():
                          f"{module.__name__} is defined twice")
             rows[row.key] = row
         plugins.append((module, [row.key for row in owned]))
-    wanted = set(sys.argv[2:]) or set(rows)
+    # --full (make bench-full): every row, the long ones (bench-full rows
+    # of the modules, e.g. MM4096) included; they run otherwise only when
+    # named.
+    args = sys.argv[2:]
+    full = "--full" in args
+    args = [a for a in args if a != "--full"]
+    explicit = set(rows) if full else set(args)
+    wanted = set(args) or set(rows)
     if "P7" in wanted:
         wanted |= {"P7a", "P7b"}
         wanted.discard("P7")
@@ -308,7 +317,7 @@ def main():
     if "P8" in wanted:
         module_load(build, rows)
     tools = {"capture": capture, "locked": locked, "HERE": HERE,
-             "ROOT": ROOT}
+             "ROOT": ROOT, "explicit": explicit}
     for module, keys in plugins:
         mine = {key: rows[key] for key in keys if key in wanted}
         if not mine:

@@ -1,31 +1,31 @@
-"""Whole matmul programs against OpenBLAS (issue 28's measures; docs/kernels.md
-"Data tiling").
+"""Matmul programs against OpenBLAS (issue 28's measures; docs/kernels.md
+"Data tiling" and "Measurements").
 
-  MM512, MM2048   C = A B, f32, square; MMs1/8/32: M = 1, 8, 32 with
-                  K = N = 4096 (skinny, a batch of tokens times a weight)
-Fleet: `fleet-compile` then `fleet-run` on one local-task device with one
-worker, one warm-up call, the call's makespan from its trace (packing and
-unpacking dispatches included), checked against numpy (float64 product).
-OpenBLAS: `fleet-kernel-bench --sgemm` (cblas_sgemm, one thread, the core
-bench/kernels.sh picks). Best of 5 rounds alternating the two; the ratio is
-OpenBLAS time / Fleet time (> 1: Fleet faster). Goal >= 0.9 each.
+  MM512, MM2048     C = A B, f32 square (MM4096 in bench-full: FIGURES=MM4096)
+  MMs1/8/32         M = 1, 8, 32 with K = N = 4096 (tokens times a weight)
+  MMe512            512^3 with a bias + relu epilogue, vs sgemm alone
+  MMh512, MMh2048   compiled with --llvmcpu-target-cpu=haswell, against
+                    OpenBLAS with OPENBLAS_CORETYPE=Haswell (goal >= 0.85)
+  BMMqk128/512      12 heads, Q K^T: [12,S,64] x [12,S,64]^T, S = 128, 512
+  BMMpv128/512      12 heads, P V:   [12,S,S] x [12,S,64]
+                    (goal >= 0.85 of a loop of 12 sgemm calls)
+  CT                the longest fleet-compile of these programs (an upper
+                    bound of each of its kernels' compile time), <= 1 s
+Each: bench/rows/_programs.py (one worker, makespan of a warm call with
+every dispatch, checked against numpy; the reference one-thread OpenBLAS),
+best of 5 alternating; ratio = reference time / Fleet time.
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-ROUNDS = 5
-SHAPES = {  # key: (M, K, N)
-    "MM512": (512, 512, 512),
-    "MM2048": (2048, 2048, 2048),
-    "MMs1": (1, 4096, 4096),
-    "MMs8": (8, 4096, 4096),
-    "MMs32": (32, 4096, 4096),
-}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _programs  # noqa: E402
 
-SOURCE = """func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+ROUNDS = 5
+
+SOURCE = """func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<{m}x{n}xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
@@ -34,93 +34,148 @@ SOURCE = """func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> t
 }}
 """
 
+EPILOGUE = """func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>, %bias: tensor<{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %y = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}} ins(%r, %bias : tensor<{m}x{n}xf32>, tensor<{n}xf32>) outs(%e : tensor<{m}x{n}xf32>) {{
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %z = arith.maximumf %s, %zero : f32
+    linalg.yield %z : f32
+  }} -> tensor<{m}x{n}xf32>
+  return %y : tensor<{m}x{n}xf32>
+}}
+"""
+
+BATCH = """func.func @main(%a: tensor<{h}x{m}x{k}xf32>, %b: tensor<{h}x{bshape}xf32>) -> tensor<{h}x{m}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{h}x{m}x{n}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{h}x{m}x{n}xf32>) -> tensor<{h}x{m}x{n}xf32>
+  %r = linalg.batch_matmul {maps} ins(%a, %b : tensor<{h}x{m}x{k}xf32>, tensor<{h}x{bshape}xf32>) outs(%f : tensor<{h}x{m}x{n}xf32>) -> tensor<{h}x{m}x{n}xf32>
+  return %r : tensor<{h}x{m}x{n}xf32>
+}}
+"""
+TRANSPOSED_B = ("indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, "
+                "affine_map<(b, m, n, k) -> (b, n, k)>, "
+                "affine_map<(b, m, n, k) -> (b, m, n)>]")
+
+
+def matmul_source(m, k, n):
+    """`func.func @main(A: MxK, B: KxN) -> MxN`, f32 (bench/rows/workers.py
+    too)."""
+    return SOURCE.format(m=m, k=k, n=n)
+
+
+# key: (figure, goal, kind, shape, options)
+CASES = {
+    "MM512": ("f32 matmul 512^3 vs OpenBLAS sgemm", 0.9, "mm", (512, 512, 512), {}),
+    "MM2048": ("f32 matmul 2048^3 vs OpenBLAS sgemm", 0.9, "mm", (2048, 2048, 2048), {}),
+    "MMs1": ("f32 matmul 1x4096x4096 vs sgemm", 0.9, "mm", (1, 4096, 4096), {}),
+    "MMs8": ("f32 matmul 8x4096x4096 vs sgemm", 0.9, "mm", (8, 4096, 4096), {}),
+    "MMs32": ("f32 matmul 32x4096x4096 vs sgemm", 0.9, "mm", (32, 4096, 4096), {}),
+    "MMe512": ("matmul 512^3 + bias + relu vs sgemm", 0.9, "epilogue", (512, 512, 512), {}),
+    "MMh512": ("haswell: matmul 512^3 vs Haswell sgemm", 0.85, "mm", (512, 512, 512), {"haswell": True}),
+    "MMh2048": ("haswell: matmul 2048^3 vs Haswell sgemm", 0.85, "mm", (2048, 2048, 2048), {"haswell": True}),
+    "BMMqk128": ("batch_matmul 12x128x64 Q.K^T vs 12 sgemm", 0.85, "qk", (12, 128, 64), {}),
+    "BMMpv128": ("batch_matmul 12x128x64 P.V vs 12 sgemm", 0.85, "pv", (12, 128, 64), {}),
+    "BMMqk512": ("batch_matmul 12x512x64 Q.K^T vs 12 sgemm", 0.85, "qk", (12, 512, 64), {}),
+    "BMMpv512": ("batch_matmul 12x512x64 P.V vs 12 sgemm", 0.85, "pv", (12, 512, 64), {}),
+    "MM4096": ("f32 matmul 4096^3 vs OpenBLAS sgemm (bench-full)", 0.9, "mm", (4096, 4096, 4096), {"full": True}),
+}
+
 
 def rows(Row):
-    out = []
-    for key, (m, k, n) in SHAPES.items():
-        out.append(Row(key, f"f32 matmul {m}x{k}x{n} vs OpenBLAS, 1 thread",
-                       ">= 0.90", lambda v: v >= 0.9))
+    out = [Row(key, figure, f">= {goal:.2f}", lambda v, g=goal: v >= g)
+           for key, (figure, goal, _, _, _) in CASES.items()]
+    out.append(Row("CT", "longest fleet-compile of the kernel rows", "<= 1 s",
+                   lambda v: v <= 1.0))
     return out
 
 
-def openblas_env(bench):
-    """bench/kernels.sh's rule: OpenBLAS detects the core itself unless it
-    misdetects an AVX-512 CPU, then SkylakeX."""
-    env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)
-    env.pop("OPENBLAS_L2_SIZE", None)
-    core = subprocess.run([bench, "--corename"], capture_output=True,
-                          text=True, env=env).stdout.strip()
-    with open("/proc/cpuinfo") as f:
-        avx512 = "avx512f" in f.read()
-    if avx512 and core not in ("SkylakeX", "Cooperlake", "SapphireRapids"):
-        env["OPENBLAS_CORETYPE"] = "SkylakeX"
-        core = "SkylakeX (pinned)"
-    return env, core
+def make_case(kind, shape, options, rng):
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    flags = ["--llvmcpu-target-cpu=haswell"] if options.get("haswell") else []
+    if kind in ("mm", "epilogue"):
+        m, k, n = shape
+        a, b = f32(m, k), f32(k, n)
+        expected = a.astype(np.float64) @ b
+        inputs = [a, b]
+        source = SOURCE.format(m=m, k=k, n=n)
+        if kind == "epilogue":
+            bias = f32(n)
+            inputs.append(bias)
+            expected = np.maximum(expected + bias, 0)
+            source = EPILOGUE.format(m=m, k=k, n=n)
+        reference = ["--sgemm", str(m), str(n), str(k), "3"]
+        return _programs.Case(source, inputs, expected.astype(np.float32),
+                              reference, 1e-3 * max(k, 64) / 64, flags)
+    h, s, d = shape
+    if kind == "qk":  # [h,s,d] x [h,s,d]^T -> [h,s,s]
+        a, b = f32(h, s, d), f32(h, s, d)
+        expected = np.einsum("hmk,hnk->hmn", a.astype(np.float64), b)
+        source = BATCH.format(h=h, m=s, k=d, n=s, bshape=f"{s}x{d}",
+                              maps=TRANSPOSED_B)
+        reference = ["--sgemm", str(s), str(s), str(d), "3", str(h), "t"]
+        k = d
+    else:  # [h,s,s] x [h,s,d] -> [h,s,d]
+        a, b = f32(h, s, s), f32(h, s, d)
+        expected = np.einsum("hmk,hkn->hmn", a.astype(np.float64), b)
+        source = BATCH.format(h=h, m=s, k=s, n=d, bshape=f"{s}x{d}", maps="")
+        reference = ["--sgemm", str(s), str(d), str(s), "3", str(h)]
+        k = s
+    return _programs.Case(source, [a, b], expected.astype(np.float32),
+                          reference, 1e-3 * max(k, 64) / 64, flags)
 
 
 def measure(build, rows, tools):
-    wanted = [key for key in SHAPES if key in rows]
+    explicit = set(tools.get("explicit", ()))
+    wanted = [key for key in CASES if key in rows and
+              (not CASES[key][4].get("full") or key in explicit)]
     if not wanted:
         return
     sys.path.insert(0, os.path.join(tools["ROOT"], "bench"))
-    import trace_report
+    global np
     import numpy as np
-    code, out = tools["capture"](["flock", "/tmp/fleet-build.lock", "ninja",
-                                  "-C", build, "-j2", "fleet-kernel-bench"])
-    bench = os.path.join(build, "bench", "fleet-kernel-bench")
-    if code != 0 or not os.path.exists(bench):
+    bench = _programs.build_reference(build, tools)
+    if bench is None:
         for key in wanted:
             rows[key].note = "fleet-kernel-bench did not build (libopenblas-dev)"
         return
-    env, core = openblas_env(bench)
-    compile_ = os.path.join(build, "bin", "fleet-compile")
-    run = os.path.join(build, "bin", "fleet-run")
+    envs = {}
     work = tempfile.mkdtemp(prefix="fleet-matmul-bench-")
+    longest = (0.0, "")
     try:
         for key in wanted:
-            m, k, n = SHAPES[key]
-            row = rows[key]
-            source = os.path.join(work, key + ".mlir")
-            with open(source, "w") as f:
-                f.write(SOURCE.format(m=m, k=k, n=n))
-            artifact = os.path.join(work, key + ".fleet")
-            subprocess.run([compile_, source, "-o", artifact], check=True,
-                           capture_output=True)
-            rng = np.random.default_rng(28)
-            a = rng.standard_normal((m, k)).astype(np.float32)
-            b = rng.standard_normal((k, n)).astype(np.float32)
-            paths = {name: os.path.join(work, f"{key}.{name}.npy")
-                     for name in ("a", "b", "c")}
-            np.save(paths["a"], a)
-            np.save(paths["b"], b)
-            np.save(paths["c"], (a.astype(np.float64) @ b).astype(np.float32))
-            del a, b
-            fleet_ms, blas_ms = 1e30, 1e30
-            trace = os.path.join(work, key + ".json")
-            for _ in range(ROUNDS):
-                code, out = tools["capture"](tools["locked"]([
-                    run, f"--module={artifact}", "--function=mm",
-                    "--device=local-task", "--task_topology_group_count=1",
-                    f"--input=@{paths['a']}", f"--input=@{paths['b']}",
-                    f"--expected_output=@{paths['c']}",
-                    f"--expected_f32_threshold={1e-3 * max(k, 64) / 64:g}",
-                    "--warmup_runs=1", f"--trace={trace}"]))
-                if code != 0 or "[SUCCESS]" not in out:
-                    row.note = f"fleet-run failed: {out[-200:]}"
-                    break
-                fleet_ms = min(fleet_ms,
-                               trace_report.analyze(trace)["makespan_us"] / 1000)
-                r = subprocess.run(tools["locked"]([bench, "--sgemm", str(m),
-                                                    str(n), str(k), "3"]),
-                                   capture_output=True, text=True, env=env)
-                blas_ms = min(blas_ms, float(r.stdout.strip()))
+            figure, goal, kind, shape, options = CASES[key]
+            coretype = "Haswell" if options.get("haswell") else None
+            if coretype not in envs:
+                envs[coretype] = _programs.openblas_env(bench, coretype)
+            env, core = envs[coretype]
+            case = make_case(kind, shape, options, np.random.default_rng(28))
+            try:
+                fleet_ms, blas_ms, compile_s = _programs.compare(
+                    build, tools, work, key, case, env, ROUNDS)
+            except RuntimeError as error:
+                rows[key].note = str(error)
+                continue
+            longest = max(longest, (compile_s, key))
+            if kind in ("mm", "epilogue"):
+                m, k, n = shape
+                flops = 2.0 * m * n * k
             else:
-                ratio = blas_ms / fleet_ms
-                gflops = 2.0 * m * n * k / 1e6
-                row.set(ratio, f"{ratio:.2f}",
-                        f"Fleet {fleet_ms:.2f} ms ({gflops / fleet_ms:.0f} "
-                        f"GFLOP/s), OpenBLAS {core} {blas_ms:.2f} ms "
-                        f"({gflops / blas_ms:.0f}), matches numpy")
+                h, s, d = shape
+                flops = 2.0 * h * s * s * d
+            ratio = blas_ms / fleet_ms
+            rows[key].set(ratio, f"{ratio:.2f}",
+                          f"Fleet {fleet_ms:.2f} ms "
+                          f"({flops / fleet_ms / 1e6:.0f} GFLOP/s), OpenBLAS "
+                          f"{core} {blas_ms:.2f} ms "
+                          f"({flops / blas_ms / 1e6:.0f}), compile "
+                          f"{compile_s:.2f} s, matches numpy")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if "CT" in rows and longest[1]:
+        rows["CT"].set(longest[0], f"{longest[0]:.2f} s",
+                       f"{longest[1]}'s program (all its kernels)")

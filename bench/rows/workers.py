@@ -18,17 +18,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from matmul import matmul_source  # noqa: E402  (bench/rows/matmul.py)
+
 SIZE = 2048
 ROUNDS = 5
 
-SOURCE = """func.func @mm(%a: tensor<{n}x{n}xf32>, %b: tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32> {{
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<{n}x{n}xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
-  %m = linalg.matmul ins(%a, %b : tensor<{n}x{n}xf32>, tensor<{n}x{n}xf32>) outs(%f : tensor<{n}x{n}xf32>) -> tensor<{n}x{n}xf32>
-  return %m : tensor<{n}x{n}xf32>
-}}
-"""
 
 
 def rows(Row):
@@ -55,7 +50,7 @@ def measure(build, rows, tools):
     try:
         source = os.path.join(work, "mm.mlir")
         with open(source, "w") as f:
-            f.write(SOURCE.format(n=SIZE))
+            f.write(matmul_source(SIZE, SIZE, SIZE))
         artifact = os.path.join(work, "mm.fleet")
         subprocess.run([compile_, source, "-o", artifact], check=True,
                        capture_output=True)
@@ -72,7 +67,7 @@ def measure(build, rows, tools):
             for workers in (1, 2):
                 trace = os.path.join(work, f"w{workers}.json")
                 code, out = tools["capture"](tools["locked"]([
-                    run, f"--module={artifact}", "--function=mm",
+                    run, f"--module={artifact}", "--function=main",
                     "--device=local-task",
                     f"--task_topology_group_count={workers}",
                     f"--input=@{paths['a']}", f"--input=@{paths['b']}",

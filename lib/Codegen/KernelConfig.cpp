@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/bit.h"
 
 using namespace mlir;
 
@@ -53,12 +54,35 @@ int64_t pickTile(int64_t size, int64_t max, int64_t granule) {
   return max;
 }
 
+/// Bytes of one row of a matmul panel: the product of the root's reduction
+/// loop ranges (K) times the element size of its first operand.
+int64_t getPanelRowBytes(linalg::LinalgOp root, ArrayRef<int64_t> ranges) {
+  int64_t depth = 1;
+  for (auto [i, iterator] : llvm::enumerate(root.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::reduction)
+      depth *= std::max<int64_t>(1, ranges[i]);
+  int64_t elementBytes = 4;
+  if (auto type = dyn_cast<ShapedType>(root->getOperand(0).getType()))
+    elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  return depth * elementBytes;
+}
+
 bool isContraction(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && linalg::isaContractionOpInterface(linalgOp);
 }
 
 } // namespace
+
+RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
+                                   int64_t elementBits) {
+  int64_t lanes = std::max<int64_t>(4, vectorBits / std::max<int64_t>(8, elementBits));
+  int64_t accumulators = vectorBits >= 512 ? 16 : 8;
+  int64_t maxRows = vectorBits >= 512 ? 8 : 4;
+  int64_t rows = std::clamp<int64_t>(m, 1, maxRows);
+  int64_t vectors = std::max<int64_t>(2, int64_t(llvm::bit_floor(uint64_t(accumulators / rows))));
+  return {rows, vectors * lanes};
+}
 
 StringRef stringifyKernelKind(KernelKind kind) {
   switch (kind) {
@@ -174,17 +198,11 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
     for (unsigned loop : parallelLoops)
       tiles[loop] = 1;
     tiles[m0] = tiles[n0] = 0;
-    int64_t depth = 1;
-    for (auto [i, iterator] : llvm::enumerate(iterators))
-      if (iterator == utils::IteratorType::reduction)
-        depth *= std::max<int64_t>(1, ranges[i]);
-    int64_t elementBytes = 4;
-    if (auto type = dyn_cast<ShapedType>(root->getOperand(0).getType()))
-      elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t panelRowBytes = getPanelRowBytes(root, ranges);
     int64_t tm = kRegisterTilesM, tn = kRegisterTilesN;
-    while (tm > 1 && tm * ranges[m0] * depth * elementBytes > target.l2Bytes / 2)
+    while (tm > 1 && tm * ranges[m0] * panelRowBytes > target.l2Bytes / 2)
       tm /= 2;
-    while (tn > 1 && tn * ranges[n0] * depth * elementBytes > target.l2Bytes / 2)
+    while (tn > 1 && tn * ranges[n0] * panelRowBytes > target.l2Bytes / 2)
       tn /= 2;
     tiles[m1] = pickTile(ranges[m1], tm, 1);
     tiles[n1] = pickTile(ranges[n1], tn, 1);
@@ -194,20 +212,18 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
     for (unsigned loop : parallelLoops)
       tiles[loop] = 1;
     // Register tile R x C (TileAndVectorize.cpp), workgroup tile a multiple.
-    int64_t granuleM = target.vectorRegisters() >= 32 ? 8 : 4;
-    int64_t granuleN = 2 * std::max<int64_t>(1, target.vectorBits / 32);
+    int64_t elementBits = 32;
+    if (auto type = dyn_cast<ShapedType>(root->getResult(0).getType()))
+      elementBits = type.getElementTypeBitWidth();
+    RegisterTile registers =
+        getMatmulRegisterTile(ranges[m], target.vectorBits, elementBits);
+    int64_t granuleM = registers.rows;
+    int64_t granuleN = registers.columns;
     int64_t maxM = kRegisterTilesM * granuleM;
     int64_t maxN = kRegisterTilesN * granuleN;
-    int64_t depth = 1;
-    for (auto [i, iterator] : llvm::enumerate(iterators))
-      if (iterator == utils::IteratorType::reduction)
-        depth *= std::max<int64_t>(1, ranges[i]);
-    int64_t elementBytes = 4;
-    if (auto type = dyn_cast<ShapedType>(root->getOperand(0).getType()))
-      elementBytes =
-          std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t panelRowBytes = getPanelRowBytes(root, ranges);
     // The A panel (M x K) and B panel (K x N) fit L2 together.
-    auto panels = [&] { return (maxM + maxN) * depth * elementBytes; };
+    auto panels = [&] { return (maxM + maxN) * panelRowBytes; };
     while (panels() > target.l2Bytes && maxN > granuleN)
       maxN /= 2;
     while (panels() > target.l2Bytes && maxM > granuleM)

@@ -5,7 +5,7 @@
 // bufferization writes results straight into the bindings. Strategies
 // (docs/kernels.md):
 // - matmul: register tiles (8 x 2 vectors with 512-bit registers, else 4 x 2
-//   vectors) with every producer (fill) and consumer epilogue fused, the
+//   vectors; more columns for fewer rows, KernelConfig.h) with every producer (fill) and consumer epilogue fused, the
 //   contraction's reduction tiled by 1 so each step is an outer product
 //   (broadcast A, FMA a row of B into the accumulators);
 // - elementwise: chunks of 4 vectors along the innermost loop;
@@ -245,13 +245,41 @@ LogicalResult cleanupVectors(func::FuncOp func) {
   return simplify(func, patterns);
 }
 
+/// Generalizes `op` and drops its unit loops (operands sliced rank-reduced),
+/// so vectorization sees only the loops with extent; with `contract` the
+/// floating-point ops of its body may fuse (allowContraction).
+void dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op, bool contract) {
+  rewriter.setInsertionPoint(op);
+  linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic) {
+    FailureOr<linalg::GenericOp> generalized =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generalized))
+      return;
+    generic = *generalized;
+  }
+  if (contract)
+    allowContraction(generic);
+  // Nothing to drop, or everything (a 0-d op: the vectorizer turns a
+  // gather in its body into an invalid vector.gather), or a gather
+  // (tensor.extract, whose indices the rewrite would have to remap).
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      llvm::count(ranges, 1) == 0 ||
+      llvm::count(ranges, 1) == int64_t(ranges.size()) ||
+      !generic.getBody()->getOps<tensor::ExtractOp>().empty())
+    return;
+  linalg::ControlDropUnitDims control;
+  control.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  FailureOr<linalg::DropUnitDimsResult> dropped =
+      linalg::dropUnitDims(rewriter, generic, control);
+  if (succeeded(dropped))
+    rewriter.replaceOp(generic, dropped->replacements);
+}
+
 LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
                          const TargetInfo &target, RewriterBase &rewriter) {
-  int64_t lanes = getLanes(root->getResult(0).getType(), target);
-  // 8x32 f32 accumulators fill 16 of 32 zmm registers; with 16 registers
-  // (AVX2) 4 rows keep 8 accumulators plus operands in registers.
-  int64_t rows = target.vectorBits >= 512 ? 8 : 4;
-  int64_t columns = 2 * lanes;
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   SmallVector<int64_t> tiles(iterators.size(), 0);
   SmallVector<unsigned> parallel;
@@ -260,6 +288,19 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
       tiles[i] = 1;
       parallel.push_back(i);
     }
+  // The register tile (KernelConfig.h): 8 x 2 vectors of accumulators with
+  // 32 registers, 4 x 2 with 16, more columns when M is smaller.
+  int64_t m = 8;
+  if (parallel.size() >= 2) {
+    int64_t range = root.getStaticLoopRanges()[parallel[parallel.size() - 2]];
+    if (!ShapedType::isDynamic(range))
+      m = range;
+  }
+  Type element = getElementTypeOrSelf(root->getResult(0).getType());
+  RegisterTile registers = getMatmulRegisterTile(
+      m, target.vectorBits,
+      element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32);
+  int64_t rows = registers.rows, columns = registers.columns;
   if (!parallel.empty())
     tiles[parallel.back()] = columns;
   if (parallel.size() >= 2)
@@ -288,55 +329,58 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
   }
   // Each step is now an outer product with unit reduction dims (and, for
   // packed layouts such as mmt4d, unit outer dims): drop them so the
-  // operands vectorize as 1-D rows, not as vectors with trailing unit dims
-  // that transfers would unroll element by element.
+  // operands vectorize as rows, not as vectors with trailing unit dims
+  // that transfers would unroll element by element. The step's multiply
+  // and add may fuse into FMAs.
   SmallVector<linalg::LinalgOp> steps;
   func.walk([&](linalg::LinalgOp op) {
     if (linalg::isaContractionOpInterface(op) && op.hasPureTensorSemantics())
       steps.push_back(op);
   });
-  linalg::ControlDropUnitDims control;
-  control.rankReductionStrategy =
-      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
-  for (linalg::LinalgOp op : steps) {
-    rewriter.setInsertionPoint(op);
-    linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!generic) {
-      FailureOr<linalg::GenericOp> generalized =
-          linalg::generalizeNamedOp(rewriter, op);
-      if (failed(generalized))
-        continue;
-      generic = *generalized;
-    }
-    allowContraction(generic);
-    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-        llvm::count(ranges, 1) == 0)
-      continue;
-    FailureOr<linalg::DropUnitDimsResult> dropped =
-        linalg::dropUnitDims(rewriter, generic, control);
-    if (succeeded(dropped))
-      rewriter.replaceOp(generic, dropped->replacements);
-  }
+  for (linalg::LinalgOp op : steps)
+    dropUnitLoops(rewriter, op, /*contract=*/true);
   return success();
 }
 
 LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
                               const TargetInfo &target,
                               RewriterBase &rewriter) {
-  int64_t chunk = 4 * getLanes(root->getResult(0).getType(), target);
+  // A chunk of 4 vectors' worth of iterations, taken from the innermost
+  // loops with extent outwards: a loop shorter than what is left is taken
+  // whole (tile 0) and the rest comes from the next loop out, so a
+  // transpose to [.., K, 8, 1] moves 8 x 8 blocks, not single elements.
+  int64_t budget = 4 * getLanes(root->getResult(0).getType(), target);
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   SmallVector<int64_t> tiles(root.getNumLoops(), 1);
-  if (!tiles.empty())
-    tiles.back() = chunk;
-  for (auto [i, iterator] : llvm::enumerate(root.getIteratorTypesArray()))
-    if (iterator != utils::IteratorType::parallel)
+  for (int64_t i = int64_t(tiles.size()) - 1; i >= 0; --i) {
+    if (iterators[i] != utils::IteratorType::parallel || ranges[i] == 1) {
       tiles[i] = 0;
+    } else if (budget <= 1) {
+      tiles[i] = 1;
+    } else if (!ShapedType::isDynamic(ranges[i]) && ranges[i] <= budget) {
+      tiles[i] = 0;
+      budget /= ranges[i];
+    } else {
+      tiles[i] = budget;
+      budget = 1;
+    }
+  }
   FailureOr<SmallVector<scf::ForOp>> loops =
       tileAndFuse(rewriter, cast<TilingInterface>(root.getOperation()), tiles);
   if (failed(loops))
     return root.emitOpError("could not be tiled into vector chunks");
   eraseDeadOps(func, rewriter);
   peelLoops(rewriter, *loops);
+  if (failed(simplify(func)))
+    return failure();
+  SmallVector<linalg::LinalgOp> chunks;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && !isa<linalg::FillOp>(op.getOperation()))
+      chunks.push_back(op);
+  });
+  for (linalg::LinalgOp op : chunks)
+    dropUnitLoops(rewriter, op, /*contract=*/false);
   return simplify(func);
 }
 

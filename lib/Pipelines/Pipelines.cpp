@@ -44,6 +44,7 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(hal::createMaterializeTopologyPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(flow::createConvertConv2DToImg2ColPass());
   flow::DataTilingPassOptions dataTilingOptions;
   dataTilingOptions.enabled = options.dataTiling;
   pm.addPass(flow::createDataTilingPass(dataTilingOptions));

@@ -51,6 +51,20 @@ struct KernelConfig {
   static std::optional<KernelConfig> fromAttr(mlir::Attribute attr);
 };
 
+/// A matmul's register tile: `rows` x `columns` elements of the output kept
+/// in vector registers across the reduction (docs/kernels.md "Register
+/// tiles"). Half of the registers hold accumulators (16 of 32 with
+/// AVX-512, 8 of 16 otherwise), `rows` = min(M, 8 or 4) and the rest of the
+/// accumulators go to columns: 8 x 2 vectors for M >= 8 with AVX-512, but
+/// 1 x 16 vectors (256 f32 columns) for M = 1, so a skinny product reads
+/// long contiguous rows of B.
+struct RegisterTile {
+  int64_t rows;
+  int64_t columns;
+};
+RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
+                                   int64_t elementBits);
+
 /// The op whose result the dispatch function stores into its single result
 /// binding, or null when the function stores several results or the stored
 /// value is not produced by a linalg op.

@@ -13,7 +13,10 @@ register or workgroup tile):
   - `packed`: runtime operands it packs (M, N >= 64, B > 1 MiB), so the
     pack/unpack transposes pad the edges;
   - `weight`: B a constant global (packed at compile time, N >= 32),
-    with a bias + relu epilogue after the product.
+    with a bias + relu epilogue after the product;
+  - `conv`: NHWC convolutions (H x C -> F, K x K, stride S) through
+    im2col + matmul, the filter a runtime input or (`convw`) a constant
+    global packed at compile time.
 Products are checked in float64 against f32 results with a tolerance
 scaled by sqrt(K).
 """
@@ -29,12 +32,14 @@ CASES = [
     ("packed", 65, 2049, 129),
     ("weight", 1, 7, 37), ("weight", 7, 129, 257), ("weight", 37, 37, 129),
     ("weight", 129, 257, 33),
+    # (kind, H, C, F, K, S): padded input H x H x C.
+    ("conv", 9, 3, 5, 3, 2), ("conv", 7, 37, 7, 1, 1), ("conv", 8, 7, 65, 1, 2),
+    ("convw", 13, 8, 40, 3, 1), ("convw", 12, 3, 37, 7, 2),
 ]
 
 
 def name(case):
-    kind, m, k, n = case
-    return f"{kind}_{m}x{k}x{n}"
+    return case[0] + "_" + "x".join(map(str, case[1:]))
 
 
 def tensor(*shape):
@@ -51,6 +56,9 @@ def gen(prefix):
     rng = np.random.default_rng(28)
     globals_, funcs = [], []
     for case in CASES:
+        if case[0].startswith("conv"):
+            conv_case(prefix, case, rng, globals_, funcs)
+            continue
         kind, m, k, n = case
         fn = name(case)
         a = rng.standard_normal((m, k)).astype(np.float32)
@@ -96,13 +104,48 @@ def gen(prefix):
                 "\n".join(funcs) + "\n}\n")
 
 
+def conv_case(prefix, case, rng, globals_, funcs):
+    kind, h, c, f, k, stride = case
+    fn = name(case)
+    o = (h - k) // stride + 1
+    x = rng.standard_normal((1, h, h, c)).astype(np.float32)
+    w = rng.standard_normal((k, k, c, f)).astype(np.float32)
+    cols = np.empty((o, o, k, k, c))
+    for i in range(k):
+        for j in range(k):
+            cols[:, :, i, j, :] = x[0, i:i + stride * (o - 1) + 1:stride,
+                                    j:j + stride * (o - 1) + 1:stride, :]
+    expected = (cols.reshape(o * o, -1) @ w.reshape(-1, f).astype(np.float64))
+    np.save(f"{prefix}.{fn}.a.npy", x)
+    np.save(f"{prefix}.{fn}.c.npy", expected.reshape(1, o, o, f).astype(np.float32))
+    X, W, O = tensor(1, h, h, c), tensor(k, k, c, f), tensor(1, o, o, f)
+    args, body = f"%x: {X}", []
+    if kind == "convw":
+        values = ", ".join(f"{v:.8e}" for v in w.reshape(-1))
+        globals_.append(f"util.global private @w_{fn} = dense<[{values}]> : tensor<{w.size}xf32>")
+        body.append(f"%wf = util.global.load @w_{fn} : tensor<{w.size}xf32>")
+        body.append(f"%w = tensor.expand_shape %wf [[0, 1, 2, 3]] output_shape [{k}, {k}, {c}, {f}] : tensor<{w.size}xf32> into {W}")
+    else:
+        args += f", %w: {W}"
+        np.save(f"{prefix}.{fn}.b.npy", w)
+    body += [
+        "%zero = arith.constant 0.0 : f32",
+        f"%e = tensor.empty() : {O}",
+        f"%i = linalg.fill ins(%zero : f32) outs(%e : {O}) -> {O}",
+        f"%r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {X}, {W}) outs(%i : {O}) -> {O}",
+    ]
+    funcs.append(f"func.func @{fn}({args}) -> {O} {{\n  " + "\n  ".join(body) +
+                 f"\n  return %r : {O}\n}}")
+
+
 def run(prefix, tools, extra):
     failed = 0
     for case in CASES:
-        kind, m, k, n = case
+        kind = case[0]
+        k = case[2] if not kind.startswith("conv") else case[2] * case[4] ** 2
         fn = name(case)
         inputs = [f"--input=@{prefix}.{fn}.a.npy"]
-        if kind != "weight":
+        if kind not in ("weight", "convw"):
             inputs.append(f"--input=@{prefix}.{fn}.b.npy")
         cmd = [f"{tools}/fleet-run", f"--module={prefix}.fleet",
                f"--function={fn}", *extra, *inputs,

@@ -53,6 +53,10 @@ constexpr int64_t kMinRuntimePackedM = 64, kMinRuntimePackedN = 64;
 std::optional<std::vector<float>>
 getConstantValues(Value value, SymbolTable &symbols,
                   util::GlobalOp *globalOut = nullptr) {
+  // Reshapes keep the row-major order of the elements: look through them.
+  while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
   Attribute attr;
   if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
     attr = constant.getValue();
@@ -280,8 +284,14 @@ struct DataTilingPass
           packedGlobals.insert(global);
         Operation *source = packOp.getSource().getDefiningOp();
         rewriter.replaceOp(packOp, folded);
-        if (source && isOpTriviallyDead(source))
+        // The reshapes and load that fed it, now unread.
+        while (source && isOpTriviallyDead(source)) {
+          Operation *next = source->getNumOperands()
+                                ? source->getOperand(0).getDefiningOp()
+                                : nullptr;
           rewriter.eraseOp(source);
+          source = next;
+        }
         continue;
       }
       rewriter.setInsertionPoint(packOp);

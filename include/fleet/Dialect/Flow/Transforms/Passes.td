@@ -68,4 +68,30 @@ def DataTilingPass : Pass<"flow-data-tiling", "mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::fleet::util::UtilDialect"];
 }
 
+def ConvertConv2DToImg2ColPass
+    : Pass<"preprocessing-convert-conv2d-to-img2col", "mlir::ModuleOp"> {
+  let summary = "Rewrites NHWC convolutions as im2col + matmul";
+  let description = [{
+    In every host function, a static f32 `linalg.conv_2d_nhwc_hwcf` with
+    batch 1 becomes a `linalg.generic` copying each output position's
+    window into a row (`col[OH, OW, KH, KW, C]`, contiguous along C),
+    collapsed to [OH*OW, KH*KW*C], times the filter viewed as [KH*KW*C, F]
+    (`linalg.matmul`), expanded back to [1, OH, OW, F]. The matmul then gets
+    the matmul kernels and data tiling (a constant filter packed at compile
+    time). 1x1 stride-1 convolutions skip the copy. IREE's
+    `iree-preprocessing-convert-conv2d-to-img2col` does the same rewrite.
+
+    ```mlir
+    %o = linalg.conv_2d_nhwc_hwcf {strides = dense<2> : tensor<2xi64>, ...}
+           ins(%x, %w : tensor<1x9x9x8xf32>, tensor<3x3x8x16xf32>) ...
+    // becomes
+    %col = linalg.generic ... -> tensor<4x4x3x3x8xf32>
+    %m = linalg.matmul ins(%col2, %w2 : tensor<16x72xf32>, tensor<72x16xf32>) ...
+    %o = tensor.expand_shape %m [[0, 1, 2], [3]] ... into tensor<1x4x4x16xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 #endif // FLEET_DIALECT_FLOW_TRANSFORMS_PASSES_TD

@@ -1,0 +1,154 @@
+//===- ConvertConv2DToImg2Col.cpp - convolutions as im2col + matmul -------===//
+//
+// Invariant established: no static f32 `linalg.conv_2d_nhwc_hwcf` with batch
+// 1 remains in a host function. Each becomes
+//   col[OH, OW, KH, KW, C] = input[0, oh*SH + kh*DH, ow*SW + kw*DW, c]
+// (a `linalg.generic` copy whose input map does the window arithmetic, so
+// the innermost loop reads C contiguous channels), collapsed to
+// [OH*OW, KH*KW*C] (a view), times the filter collapsed to [KH*KW*C, F] (a
+// view of HWCF) as a `linalg.matmul` into the output collapsed to
+// [OH*OW, F] (docs/kernels.md "Convolutions"). The matmul then takes the
+// matmul path: register tiles, and data tiling (a constant filter is
+// packed at compile time). A 1x1 convolution with stride 1 needs no
+// im2col: the input itself is the [H*W, C] matrix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fleet/Dialect/Flow/Transforms/Passes.h"
+
+#include "fleet/Dialect/Util/IR/UtilOps.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "preprocessing-convert-conv2d-to-img2col"
+
+namespace fleet::flow {
+#define GEN_PASS_DEF_CONVERTCONV2DTOIMG2COLPASS
+#include "fleet/Dialect/Flow/Transforms/Passes.h.inc"
+} // namespace fleet::flow
+
+using namespace mlir;
+using namespace fleet;
+
+namespace {
+
+/// The `index`-th element of a strides/dilations attribute (1 if absent).
+int64_t getAttrElement(DenseIntElementsAttr attr, unsigned index) {
+  if (!attr)
+    return 1;
+  return attr.getValues<int64_t>()[index];
+}
+
+bool isConvertible(linalg::Conv2DNhwcHwcfOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return false;
+  return llvm::all_of(conv->getOperandTypes(), [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.hasStaticShape() &&
+           tensor.getElementType().isF32() && tensor.getDimSize(0) >= 1;
+  }) && cast<RankedTensorType>(conv.getInputs()[0].getType()).getDimSize(0) ==
+            1;
+}
+
+LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
+  Location loc = conv.getLoc();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto outputType = cast<RankedTensorType>(init.getType());
+  int64_t c = inputType.getDimSize(3);
+  int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1);
+  int64_t f = filterType.getDimSize(3);
+  int64_t oh = outputType.getDimSize(1), ow = outputType.getDimSize(2);
+  int64_t sh = getAttrElement(conv.getStrides(), 0),
+          sw = getAttrElement(conv.getStrides(), 1);
+  int64_t dh = getAttrElement(conv.getDilations(), 0),
+          dw = getAttrElement(conv.getDilations(), 1);
+  Type f32 = rewriter.getF32Type();
+  rewriter.setInsertionPoint(conv);
+
+  Value columns;
+  if (kh == 1 && kw == 1 && sh == 1 && sw == 1) {
+    // [1, H, W, C] is already [H*W, C] (H = OH, W = OW).
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({oh * ow, c}, f32), input,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  } else {
+    // col[oh, ow, kh, kw, c] = input[0, oh*sh + kh*dh, ow*sw + kw*dw, c].
+    MLIRContext *context = rewriter.getContext();
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(context, d0, d1, d2, d3, d4);
+    AffineMap inputMap = AffineMap::get(
+        5, 0,
+        {getAffineConstantExpr(0, context), d0 * sh + d2 * dh,
+         d1 * sw + d3 * dw, d4},
+        context);
+    AffineMap outputMap = AffineMap::getMultiDimIdentityMap(5, context);
+    auto colType = RankedTensorType::get({oh, ow, kh, kw, c}, f32);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, colType.getShape(), f32);
+    auto im2col = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{colType}, ValueRange{input},
+        ValueRange{empty}, ArrayRef<AffineMap>{inputMap, outputMap},
+        SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          linalg::YieldOp::create(b, nestedLoc, args[0]);
+        });
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({oh * ow, kh * kw * c}, f32),
+        im2col.getResult(0),
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}});
+  }
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({kh * kw * c, f}, f32), filter,
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  // The init: a fill of an empty tensor is refilled in matrix form (so the
+  // matmul keeps a clonable init), anything else is collapsed.
+  auto matrixType = RankedTensorType::get({oh * ow, f}, f32);
+  Value matrixInit;
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, matrixType.getShape(), f32);
+    matrixInit =
+        linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+            .getResult(0);
+  } else {
+    matrixInit = tensor::CollapseShapeOp::create(
+        rewriter, loc, matrixType, init,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  }
+  auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
+                                         ValueRange{columns, weights},
+                                         ValueRange{matrixInit});
+  if (Attribute affinity = conv->getAttr("stream.affinity"))
+    matmul->setAttr("stream.affinity", affinity);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, outputType, matmul.getResult(0),
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  LLVM_DEBUG(llvm::dbgs() << "conv " << oh << "x" << ow << "x" << f << " ("
+                          << kh << "x" << kw << "x" << c << ", stride " << sh
+                          << "x" << sw << ") -> im2col + matmul\n");
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
+struct ConvertConv2DToImg2ColPass
+    : public fleet::flow::impl::ConvertConv2DToImg2ColPassBase<
+          ConvertConv2DToImg2ColPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
+    for (auto func : getOperation().getOps<util::FuncOp>())
+      func.walk([&](linalg::Conv2DNhwcHwcfOp conv) {
+        if (isConvertible(conv))
+          convs.push_back(conv);
+      });
+    IRRewriter rewriter(&getContext());
+    for (linalg::Conv2DNhwcHwcfOp conv : convs)
+      if (failed(convert(rewriter, conv)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
