@@ -28,11 +28,12 @@ constexpr uint64_t kAlignment = 64;
 /// Buffers this large get huge-page alignment and advice.
 constexpr uint64_t kHugePageBytes = 2 << 20;
 
-/// Fresh zeroed memory of `rounded` bytes (a multiple of kAlignment).
-void *allocateZeroed(uint64_t rounded) {
+/// Fresh memory of `rounded` bytes (a multiple of kAlignment), zeroed when
+/// `zeroed`.
+void *allocateFresh(uint64_t rounded, bool zeroed) {
   if (rounded < kHugePageBytes) {
     void *memory = std::aligned_alloc(kAlignment, rounded);
-    if (memory)
+    if (memory && zeroed)
       std::memset(memory, 0, rounded);
     return memory;
   }
@@ -45,7 +46,8 @@ void *allocateZeroed(uint64_t rounded) {
   // Advice only: without THP the pages stay 4 KiB.
   (void)madvise(memory, size, MADV_HUGEPAGE);
 #endif
-  std::memset(memory, 0, rounded);
+  if (zeroed)
+    std::memset(memory, 0, rounded);
   return memory;
 }
 /// The bit DeviceLocal adds to DeviceVisible.
@@ -117,7 +119,7 @@ void Allocator::trimCache() {
 
 Allocator::~Allocator() { trimCache(); }
 
-Status Allocator::commit(Buffer &buffer) {
+Status Allocator::commit(Buffer &buffer, bool zeroed) {
   // Sizes the host program computes may be anything: one whose rounding
   // would wrap must not turn into a tiny allocation behind a huge buffer.
   if (buffer.byteSize() > ~uint64_t(0) - kAlignment)
@@ -148,10 +150,10 @@ Status Allocator::commit(Buffer &buffer) {
                           : "the host's physical memory, ",
                       limit, " bytes");
   void *memory = takeCached(rounded);
-  if (memory)
+  if (memory && zeroed)
     std::memset(memory, 0, rounded);
-  else
-    memory = allocateZeroed(rounded);
+  else if (!memory)
+    memory = allocateFresh(rounded, zeroed);
   if (!memory)
     return makeStatus(StatusCode::ResourceExhausted, "device '",
                       device_.name(), "' is out of memory allocating ",

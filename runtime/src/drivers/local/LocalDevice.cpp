@@ -267,7 +267,10 @@ Status LocalDevice::execute(QueueOp &op, ExecutionInfo &info) {
   const char *operation = queueOpName(op.kind);
   switch (op.kind) {
   case QueueOpKind::Alloca:
-    return op.target->device().allocator().commit(*op.target).withContext(
+    return op.target->device()
+        .allocator()
+        .commit(*op.target, /*zeroed=*/false)
+        .withContext(
         concat(operation, " on device '", name(), "'"));
   case QueueOpKind::Dealloca:
     if (!op.target->hasStorage())

@@ -75,3 +75,19 @@ util.func public @stays(%a: tensor<512x512xf32>, %b: tensor<512x512xf32>, %s: te
   %m3 = linalg.matmul ins(%h, %h : tensor<64x64xf16>, tensor<64x64xf16>) outs(%f3 : tensor<64x64xf16>) -> tensor<64x64xf16>
   util.return %m, %m2, %m3 : tensor<512x512xf32>, tensor<8x4096xf32>, tensor<64x64xf16>
 }
+
+// -----
+
+// Q K^T: B read transposed ([b, n, k]) becomes one transpose to [b, k, n]
+// and a batch_matmul with the default maps.
+// CHECK-LABEL: util.func public @qk
+// CHECK: %[[T:.+]] = linalg.transpose ins(%arg1 : tensor<2x16x8xf32>) outs(%{{.+}} : tensor<2x8x16xf32>) permutation = [0, 2, 1]
+// CHECK: linalg.batch_matmul ins(%arg0, %[[T]] : tensor<2x16x8xf32>, tensor<2x8x16xf32>)
+// CHECK-NOT: indexing_maps
+util.func public @qk(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>) -> tensor<2x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%f : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  util.return %s : tensor<2x16x16xf32>
+}

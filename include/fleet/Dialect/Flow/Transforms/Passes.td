@@ -42,6 +42,10 @@ def DataTilingPass : Pass<"flow-data-tiling", "mlir::ModuleOp"> {
     leading dimensions, instead of rows K*4 and N*4 bytes apart (which share
     cache sets and TLB entries at large power-of-two sizes).
 
+    First, a `linalg.matmul` or `linalg.batch_matmul` whose indexing maps
+    read B transposed (attention's Q K^T) gets B transposed once by a
+    `linalg.transpose` and the default maps, so its kernel reads rows.
+
     When: B is a constant (an `arith.constant` or the load of an immutable
     `util.global` with a dense initial value) and N >= 32: B is packed at
     compile time into a new constant, so no call ever packs it. Otherwise

@@ -69,10 +69,13 @@ public:
   AllocatorStatistics statistics() const;
 
   // For drivers: a buffer object without storage (queue_alloca), and
-  // committing/releasing its storage when the queue op runs.
+  // committing/releasing its storage when the queue op runs. `zeroed`:
+  // the storage reads as zeros (allocate's buffers); a queue_alloca's
+  // contents are undefined (IREE's and stream's `uninitialized`), so a
+  // reused block is handed out as it was left (docs/runtime.md "Memory").
   StatusOr<Ref<Buffer>> createUncommitted(MemoryType type, BufferUsage usage,
                                           uint64_t byteSize);
-  Status commit(Buffer &buffer);
+  Status commit(Buffer &buffer, bool zeroed = true);
   void decommit(Buffer &buffer);
 
   /// Frees the storage blocks kept for reuse (the destructor does too).
