@@ -77,8 +77,11 @@ bool isContraction(Operation *op) {
 RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
                                    int64_t elementBits) {
   int64_t lanes = std::max<int64_t>(4, vectorBits / std::max<int64_t>(8, elementBits));
-  int64_t accumulators = vectorBits >= 512 ? 16 : 8;
-  int64_t maxRows = vectorBits >= 512 ? 8 : 4;
+  // AVX-512: 16 of 32 registers accumulate (8 x 2 zmm); 16 registers:
+  // 12 accumulate (6 x 2 ymm, the Haswell kernel shape of BLIS and
+  // OpenBLAS), 2 hold B's row and 1 the broadcast of A.
+  int64_t accumulators = vectorBits >= 512 ? 16 : 12;
+  int64_t maxRows = vectorBits >= 512 ? 8 : 6;
   int64_t rows = std::clamp<int64_t>(m, 1, maxRows);
   int64_t vectors = std::max<int64_t>(2, int64_t(llvm::bit_floor(uint64_t(accumulators / rows))));
   return {rows, vectors * lanes};

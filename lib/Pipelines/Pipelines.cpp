@@ -2,6 +2,8 @@
 
 #include "fleet/Pipelines/Pipelines.h"
 
+#include "fleet/Codegen/CPUTarget.h"
+#include "fleet/Codegen/KernelConfig.h"
 #include "fleet/Codegen/Passes.h"
 #include "fleet/Conversion/Passes.h"
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
@@ -47,6 +49,17 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(flow::createConvertConv2DToImg2ColPass());
   flow::DataTilingPassOptions dataTilingOptions;
   dataTilingOptions.enabled = options.dataTiling;
+  // The packed tile is the kernels' register tile on the target CPU
+  // (KernelConfig.h getMatmulRegisterTile for M >= 8).
+  std::string error;
+  int64_t vectorBits =
+      codegen::getVectorBits(options.targetCPU, /*features=*/"", error);
+  if (vectorBits > 0) {
+    codegen::RegisterTile tile =
+        codegen::getMatmulRegisterTile(/*m=*/8, vectorBits, /*elementBits=*/32);
+    dataTilingOptions.tileM = tile.rows;
+    dataTilingOptions.tileN = tile.columns;
+  }
   pm.addPass(flow::createDataTilingPass(dataTilingOptions));
   pm.addPass(flow::createFormDispatchesPass());
   pm.addPass(createCanonicalizerPass());

@@ -6,8 +6,9 @@
 // - AVX-512 (64-byte vectors, 32 registers: 8x32 register tiles), 1 MiB L2:
 //   64x128 workgroup tiles, A and B panels (64+128) x 512 x 4 B = 384 KiB fit
 //   L2; grid 512/128 = 4 by 512/64 = 8;
-// - AVX2 (32-byte vectors, 16 registers: 4x16 register tiles): 32x64 tiles,
-//   grid 8 by 16;
+// - AVX2 (32-byte vectors, 16 registers: 6x16 register tiles): 48x64 tiles
+//   (no multiple of 6 in [24, 48] divides 512: the last row of tiles is
+//   partial), grid 8 by 11;
 // - AVX-512 with a 256 KiB L2: the panels do not fit, N halves to 64
 //   ((64+64) x 512 x 4 B = 256 KiB): 64x64 tiles, grid 8 by 8.
 // An elementwise kernel over 256x1024 gets about L2 / 16 iterations per
@@ -29,10 +30,10 @@
 // CHECK: hal.executable.variant public @avx2
 // CHECK: hal.executable.export public @mm ordinal(0)
 // CHECK-DAG: %[[X1:.+]] = arith.constant 8 : index
-// CHECK-DAG: %[[Y1:.+]] = arith.constant 16 : index
+// CHECK-DAG: %[[Y1:.+]] = arith.constant 11 : index
 // CHECK-DAG: %[[ONE1:.+]] = arith.constant 1 : index
 // CHECK: hal.return %[[X1]], %[[Y1]], %[[ONE1]] : index, index, index
-// CHECK: func.func @mm({{.*}}) attributes {fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 32, 64, 0>}}
+// CHECK: func.func @mm({{.*}}) attributes {fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 48, 64, 0>}}
 
 // CHECK: hal.executable.variant public @small_l2
 // CHECK: hal.executable.export public @mm ordinal(0)

@@ -53,11 +53,11 @@ struct KernelConfig {
 
 /// A matmul's register tile: `rows` x `columns` elements of the output kept
 /// in vector registers across the reduction (docs/kernels.md "Register
-/// tiles"). Half of the registers hold accumulators (16 of 32 with
-/// AVX-512, 8 of 16 otherwise), `rows` = min(M, 8 or 4) and the rest of the
-/// accumulators go to columns: 8 x 2 vectors for M >= 8 with AVX-512, but
-/// 1 x 16 vectors (256 f32 columns) for M = 1, so a skinny product reads
-/// long contiguous rows of B.
+/// tiles"). Accumulators: 16 of 32 registers with AVX-512, 12 of 16
+/// otherwise; `rows` = min(M, 8 or 6) and the accumulators left go to
+/// columns (a power of two of vectors, at least 2): 8 x 2 vectors for M >= 8
+/// with AVX-512 and 6 x 2 with AVX2, but 1 x 16 vectors (256 f32 columns)
+/// for M = 1, so a skinny product reads long contiguous rows of B.
 struct RegisterTile {
   int64_t rows;
   int64_t columns;

@@ -2,22 +2,22 @@
 // declared 64 KiB, device B's 1 MiB (both AVX2, so the test runs on any
 // x86-64-v3 host). The matmul executable runs on both, so it gets two
 // variants with their own tiles and grids (docs/kernels.md "Targets"):
-// 200x256 @ 256x300 with 4x16 register tiles: A's panels must fit 64 KiB,
-// so 20x32 workgroup tiles (grid 10 x 10); B takes 20x64 (grid 5 x 10).
+// 200x256 @ 256x300 with 6x16 register tiles: A's panels must fit 64 KiB,
+// so 48x16 workgroup tiles (grid 19 x 5); B takes 48x64 (grid 5 x 5).
 // Each dispatch computes its device's grid, and the runtime loads each
 // device's own variant: B given A's variant (the first) would run its
-// 5 x 10 grid over 20x32 tiles and leave half the columns unwritten. The sum of both products is checked
+// 5 x 5 grid over 48x16 tiles and leave most columns unwritten. The sum of both products is checked
 // against numpy.
 
 // RUN: fleet-compile %s --compile-to=hal | FileCheck %s
 // CHECK-LABEL: util.func public @twice
-// CHECK: hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%{{.+}} : !hal.executable)[%{{.+}}] workgroups([%c10, %c10, %c1])
-// CHECK: hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%{{.+}} : !hal.executable)[%{{.+}}] workgroups([%c5, %c10, %c1])
+// CHECK: hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%{{.+}} : !hal.executable)[%{{.+}}] workgroups([%c19, %c5, %c1])
+// CHECK: hal.command_buffer.dispatch<%{{.+}} : !hal.command_buffer> target(%{{.+}} : !hal.executable)[%{{.+}}] workgroups([%c5, %c5, %c1])
 // CHECK-LABEL: hal.executable private @twice_dispatch_0
 // CHECK: hal.executable.variant public @fleet_object target(<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 65536>, cpu = "haswell", native_vector_size = 32 : i64}>) attributes {fleet.devices = [@device_a]}
-// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 20, 32, 0>}
+// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 48, 16, 0>}
 // CHECK: hal.executable.variant public @fleet_object_1 target(<"llvm-cpu", "fleet-object-x86_64", {cache_sizes = array<i64: 32768, 1048576>, cpu = "haswell", native_vector_size = 32 : i64}>) attributes {fleet.devices = [@device_b]}
-// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 20, 64, 0>}
+// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 48, 64, 0>}
 
 // RUN: fleet-compile %s -o %t.fleet
 // RUN: %python -c "import numpy as np; r = np.random.default_rng(27); a = r.standard_normal((200, 256)).astype(np.float32); b = r.standard_normal((256, 300)).astype(np.float32); np.save('%t.a.npy', a); np.save('%t.b.npy', b); np.save('%t.c.npy', (2 * (a.astype(np.float64) @ b)).astype(np.float32))"

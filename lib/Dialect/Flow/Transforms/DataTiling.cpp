@@ -39,11 +39,6 @@ using namespace fleet;
 
 namespace {
 
-/// The packed tile: M0 rows x N0 columns of f32, K0 = 1 (one outer product
-/// per step). 8 x 32 is the AVX-512 register tile (16 zmm accumulators);
-/// kernels for narrower registers take 4 x 16 sub-tiles of it
-/// (docs/kernels.md "Data tiling").
-constexpr int64_t kTileM = 8, kTileN = 32;
 
 /// Runtime (non-constant) B is packed only when it exceeds this many bytes:
 /// below, the unpacked kernel keeps B in L2 and packing would not pay.
@@ -270,6 +265,8 @@ struct DataTilingPass
 
   void dataTile(RewriterBase &rewriter, linalg::MatmulOp matmul,
                 SymbolTable &symbols, SetVector<util::GlobalOp> &packedGlobals) {
+    // The packed tile, M0 x N0 (K0 = 1: one outer product per step).
+    const int64_t tileM = this->tileM, tileN = this->tileN;
     Value lhs = matmul.getInputs()[0], rhs = matmul.getInputs()[1];
     Value init = matmul.getOutputs()[0];
     auto lhsType = cast<RankedTensorType>(lhs.getType());
@@ -277,7 +274,7 @@ struct DataTilingPass
     int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1),
             n = rhsType.getDimSize(1);
     bool constantRhs = getConstantValues(rhs, symbols).has_value();
-    bool pays = constantRhs ? n >= kTileN
+    bool pays = constantRhs ? n >= tileN
                             : m >= kMinRuntimePackedM &&
                                   n >= kMinRuntimePackedN &&
                                   k * n * 4 > kMinRuntimePackedBytes;
@@ -304,15 +301,15 @@ struct DataTilingPass
                                     tileSizes, zero, outerPerm);
     };
     // A[M,K] -> [M1, K, M0, 1]; B[K,N] -> [N1, K, N0, 1].
-    linalg::PackOp packedLhs = pack(lhs, {0, 1}, {kTileM, 1}, {});
-    linalg::PackOp packedRhs = pack(rhs, {1, 0}, {kTileN, 1}, {1, 0});
+    linalg::PackOp packedLhs = pack(lhs, {0, 1}, {tileM, 1}, {});
+    linalg::PackOp packedRhs = pack(rhs, {1, 0}, {tileN, 1}, {1, 0});
     // C: a fill of an empty tensor is refilled packed; any other init is
     // packed.
     Value packedInit;
     auto fill = init.getDefiningOp<linalg::FillOp>();
     SmallVector<int64_t> accShape = {
-        llvm::divideCeil(m, kTileM), llvm::divideCeil(n, kTileN), kTileM,
-        kTileN};
+        llvm::divideCeil(m, tileM), llvm::divideCeil(n, tileN), tileM,
+        tileN};
     auto accType = RankedTensorType::get(accShape, f32);
     if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
       Value empty = tensor::EmptyOp::create(rewriter, loc, accShape, f32);
@@ -320,7 +317,7 @@ struct DataTilingPass
                                           empty)
                        .getResult(0);
     } else {
-      packedInit = pack(init, {0, 1}, {kTileM, kTileN}, {}).getResult();
+      packedInit = pack(init, {0, 1}, {tileM, tileN}, {}).getResult();
     }
     auto mmt4d = linalg::Mmt4DOp::create(
         rewriter, loc, TypeRange{accType},
@@ -330,7 +327,7 @@ struct DataTilingPass
                                          f32);
     auto unpack = linalg::UnPackOp::create(
         rewriter, loc, mmt4d.getResult(0), dest, ArrayRef<int64_t>{0, 1},
-        getAsIndexOpFoldResult(rewriter.getContext(), {kTileM, kTileN}),
+        getAsIndexOpFoldResult(rewriter.getContext(), {tileM, tileN}),
         ArrayRef<int64_t>{});
     // A placed matmul: its packs, kernel and unpack run where it did.
     Attribute affinity = matmul->getAttr("stream.affinity");

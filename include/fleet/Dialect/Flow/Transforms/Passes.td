@@ -35,9 +35,10 @@ def DataTilingPass : Pass<"flow-data-tiling", "mlir::ModuleOp"> {
   let summary = "Packs the operands of large f32 matmuls into tiles (mmt4d)";
   let description = [{
     In every host function, a static f32 `linalg.matmul` C[M,N] = A[M,K] *
-    B[K,N] becomes `linalg.mmt4d` on packed operands: A as [M/8, K, 8, 1]
-    and B as [N/32, K, 32, 1] (`linalg.pack`, padded with zeros), the result
-    unpacked from [M/8, N/32, 8, 32] (`linalg.unpack`). Each step of the
+    B[K,N] becomes `linalg.mmt4d` on packed operands: A as [M/M0, K, M0, 1]
+    and B as [N/N0, K, N0, 1] (`linalg.pack`, padded with zeros), the result
+    unpacked from [M/M0, N/N0, M0, N0] (`linalg.unpack`); M0 x N0 is the
+    kernels' register tile (8 x 32 with AVX-512, 6 x 16 with AVX2). Each step of the
     kernel then reads 8 contiguous floats of A and 32 of B, whatever the
     leading dimensions, instead of rows K*4 and N*4 bytes apart (which share
     cache sets and TLB entries at large power-of-two sizes).
@@ -66,6 +67,13 @@ def DataTilingPass : Pass<"flow-data-tiling", "mlir::ModuleOp"> {
   let options = [
     Option<"enabled", "enabled", "bool", /*default=*/"true",
            "Data-tile matmuls (--opt-data-tiling=false turns it off)">,
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
+           "Rows of a packed tile (M0): the kernels' register tile rows, 8 "
+           "with AVX-512, 6 with AVX2 (the pipeline sets it from "
+           "--llvmcpu-target-cpu)">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
+           "Columns of a packed tile (N0): 32 f32 with AVX-512, 16 with "
+           "AVX2">,
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
