@@ -171,8 +171,11 @@ class DispatchOutliner {
 public:
   DispatchOutliner(ModuleOp module) : module(module), symbolTable(module) {}
 
-  /// Outlines `root` into a new executable and replaces it with a dispatch.
-  LogicalResult outline(linalg::LinalgOp root, StringRef baseName);
+  /// Outlines `root` into a new executable and replaces it with a dispatch;
+  /// the ops of `group` (producers of `root`, used only by it and each
+  /// other: a row group) are cloned into the dispatch with it.
+  LogicalResult outline(linalg::LinalgOp root, StringRef baseName,
+                        ArrayRef<Operation *> group = {});
 
 private:
   ModuleOp module;
@@ -184,7 +187,8 @@ private:
 };
 
 LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
-                                        StringRef baseName) {
+                                        StringRef baseName,
+                                        ArrayRef<Operation *> group) {
   Operation *rootOp = root.getOperation();
   MLIRContext *context = rootOp->getContext();
   Location loc = rootOp->getLoc();
@@ -195,6 +199,9 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   SetVector<Value> tensorInputs;
   SetVector<Value> scalarInputs;
   auto classify = [&](Value value, bool isInit) -> LogicalResult {
+    // Values of the group are computed inside the dispatch.
+    if (llvm::is_contained(group, value.getDefiningOp()))
+      return success();
     if (isInit) {
       SmallVector<Operation *> chain = getClonableInitChain(value);
       if (!chain.empty()) {
@@ -223,17 +230,25 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
            << "reads a value of type " << value.getType()
            << " that a dispatch cannot take (expected a tensor or a scalar)";
   };
-  for (OpOperand &operand : rootOp->getOpOperands())
-    if (failed(classify(operand.get(), root.isDpsInit(&operand))))
-      return failure();
-  // Values captured by the root's regions from the enclosing function.
+  SmallVector<Operation *> members(group.begin(), group.end());
+  members.push_back(rootOp);
+  for (Operation *member : members) {
+    auto dps = cast<DestinationStyleOpInterface>(member);
+    for (OpOperand &operand : member->getOpOperands())
+      if (failed(classify(operand.get(), dps.isDpsInit(&operand))))
+        return failure();
+    if (member != rootOp)
+      cloned.insert(member);
+  }
+  // Values captured by the members' regions from the enclosing function.
   SetVector<Value> captured;
-  for (Region &region : rootOp->getRegions())
-    region.walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        if (!rootOp->isAncestor(operand.getParentRegion()->getParentOp()))
-          captured.insert(operand);
-    });
+  for (Operation *member : members)
+    for (Region &region : member->getRegions())
+      region.walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (!member->isAncestor(operand.getParentRegion()->getParentOp()))
+            captured.insert(operand);
+      });
   for (Value value : captured)
     if (failed(classify(value, /*isInit=*/false)))
       return failure();
@@ -448,6 +463,71 @@ void materializeOpAffinities(util::FuncOp func) {
   }
 }
 
+/// A generic over the iteration space `ranges` whose loops are all parallel
+/// but possibly the innermost, which may reduce: one op of a row-wise chain
+/// (softmax, layernorm).
+bool isRowOp(Operation *op, ArrayRef<int64_t> ranges) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic->getNumResults() != 1 || op->hasAttr("stream.affinity"))
+    return false;
+  if (generic.getStaticLoopRanges() != ranges)
+    return false;
+  SmallVector<utils::IteratorType> iterators =
+      generic.getIteratorTypesArray();
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if (iterator != utils::IteratorType::parallel && i + 1 != iterators.size())
+      return false;
+  return llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
+    return map.isProjectedPermutation();
+  });
+}
+
+/// The row group of `root`: producers that reduce rows (or are elementwise
+/// over the same rows) and are read only by the group, so one dispatch can
+/// compute a row's reductions and what reads them while the row is in
+/// cache (docs/pipeline.md "Row groups"). Empty unless a reduction joins:
+/// elementwise chains are fused by the elementwise fusion already.
+SmallVector<Operation *> getRowGroup(linalg::LinalgOp root) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  if (ranges.size() < 2 || llvm::any_of(ranges, ShapedType::isDynamic) ||
+      !isRowOp(root, ranges))
+    return {};
+  SetVector<Operation *> group;
+  group.insert(root);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation *member : SmallVector<Operation *>(group.begin(), group.end()))
+      for (Value operand : member->getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || group.contains(producer) ||
+            producer->getBlock() != root->getBlock() ||
+            !isRowOp(producer, ranges))
+          continue;
+        if (!llvm::all_of(producer->getUsers(), [&](Operation *user) {
+              return group.contains(user);
+            }))
+          continue;
+        group.insert(producer);
+        changed = true;
+      }
+  }
+  bool reduces = llvm::any_of(group, [&](Operation *op) {
+    return op != root.getOperation() &&
+           cast<linalg::LinalgOp>(op).getNumReductionLoops() > 0;
+  });
+  if (!reduces)
+    return {};
+  SmallVector<Operation *> producers;
+  for (Operation *op : group)
+    if (op != root.getOperation())
+      producers.push_back(op);
+  LLVM_DEBUG(llvm::dbgs() << "row group of " << producers.size() + 1
+                          << " ops at " << root.getLoc() << "\n");
+  return producers;
+}
+
 struct FormDispatchesPass
     : public fleet::flow::impl::FormDispatchesPassBase<FormDispatchesPass> {
   void runOnOperation() override {
@@ -502,11 +582,24 @@ struct FormDispatchesPass
             return;
         roots.push_back(op);
       });
+      // Row groups, from the last root up: a root absorbed into a later
+      // root's group is not outlined on its own.
+      DenseMap<Operation *, SmallVector<Operation *>> groups;
+      DenseSet<Operation *> absorbed;
+      for (linalg::LinalgOp root : llvm::reverse(roots)) {
+        if (absorbed.contains(root))
+          continue;
+        SmallVector<Operation *> group = getRowGroup(root);
+        absorbed.insert(group.begin(), group.end());
+        groups[root] = std::move(group);
+      }
       unsigned ordinal = 0;
       for (linalg::LinalgOp root : roots) {
+        if (absorbed.contains(root))
+          continue;
         std::string base =
             (func.getSymName() + "_dispatch_" + Twine(ordinal++)).str();
-        if (failed(outliner.outline(root, base)))
+        if (failed(outliner.outline(root, base, groups.lookup(root))))
           return signalPassFailure();
       }
       // Fills folded into consumers are dead now.

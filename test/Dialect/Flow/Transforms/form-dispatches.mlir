@@ -112,3 +112,44 @@ util.func public @dynamic(%a: tensor<?xf32>) -> tensor<?xf32> {
   %0 = math.absf %a : tensor<?xf32>
   util.return %0 : tensor<?xf32>
 }
+
+// -----
+
+// A decomposed softmax is one row group: its two reductions and the
+// elementwise ops reading them form one dispatch (docs/pipeline.md "Row
+// groups"); x is its only binding.
+// CHECK-LABEL: util.func public @softmax_rows
+// CHECK: %[[D:.+]] = flow.dispatch @softmax_rows_dispatch_0::@softmax_rows_dispatch_0_elementwise_4x16_f32(%arg0) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-NOT: flow.dispatch
+// CHECK: util.return %[[D]]
+// CHECK: func.func @softmax_rows_dispatch_0_elementwise_4x16_f32(%arg0: !stream.binding, %arg1: !stream.binding)
+// CHECK-COUNT-4: linalg.generic
+util.func public @softmax_rows(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  util.return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// A reduction whose result the function returns as well is not absorbed:
+// it stays its own dispatch, and its consumer another.
+// CHECK-LABEL: util.func public @shared_sum
+// CHECK-COUNT-2: flow.dispatch
+util.func public @shared_sum(%x: tensor<4x16xf32>) -> (tensor<4xf32>, tensor<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x16xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<4x16xf32>, tensor<4xf32>) outs(%e2 : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.divf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  util.return %s, %d : tensor<4xf32>, tensor<4x16xf32>
+}
