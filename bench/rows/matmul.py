@@ -131,6 +131,9 @@ def make_case(kind, shape, options, rng):
 
 def measure(build, rows, tools):
     explicit = set(tools.get("explicit", ()))
+    for key in rows:
+        if key in CASES and CASES[key][4].get("full") and key not in explicit:
+            rows[key].note = "make bench-full (or name it) runs it"
     wanted = [key for key in CASES if key in rows and
               (not CASES[key][4].get("full") or key in explicit)]
     if not wanted:

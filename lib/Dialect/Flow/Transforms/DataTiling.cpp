@@ -22,6 +22,8 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -45,16 +47,25 @@ namespace {
 constexpr int64_t kMinRuntimePackedBytes = 1 << 20;
 constexpr int64_t kMinRuntimePackedM = 64, kMinRuntimePackedN = 64;
 
-/// The dense f32 values of `value` when it is a compile-time constant: an
+/// A compile-time constant operand: its f32 values (row-major, viewed in
+/// place where the attribute stores them so; `storage` holds a splat's
+/// expansion) and the immutable global holding them, if any.
+struct ConstantValues {
+  ArrayRef<float> data;
+  std::vector<float> storage;
+  util::GlobalOp global;
+};
+
+/// The values of `value` when it is a compile-time constant: an
 /// arith.constant or the load of an immutable util.global with an initial
-/// value (dense or dense_resource). Also returns the global, if any.
-std::optional<std::vector<float>>
-getConstantValues(Value value, SymbolTable &symbols,
-                  util::GlobalOp *globalOut = nullptr) {
-  // Reshapes keep the row-major order of the elements: look through them.
+/// value (dense or dense_resource), seen through reshapes (they keep the
+/// row-major order).
+std::optional<ConstantValues> getConstantValues(Value value,
+                                                SymbolTable &symbols) {
   while (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
       value.getDefiningOp()))
     value = value.getDefiningOp()->getOperand(0);
+  ConstantValues result;
   Attribute attr;
   if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
     attr = constant.getValue();
@@ -63,28 +74,39 @@ getConstantValues(Value value, SymbolTable &symbols,
     if (!global || global.getIsMutable() || !global.getInitialValue())
       return std::nullopt;
     attr = *global.getInitialValue();
-    if (globalOut)
-      *globalOut = global;
+    result.global = global;
   } else {
     return std::nullopt;
   }
   auto type = dyn_cast<ShapedType>(cast<TypedAttr>(attr).getType());
   if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
     return std::nullopt;
+  int64_t count = type.getNumElements();
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    auto values = dense.getValues<float>();
-    return std::vector<float>(values.begin(), values.end());
+    if (dense.isSplat()) {
+      result.storage.assign(count, dense.getSplatValue<float>());
+      result.data = result.storage;
+    } else {
+      ArrayRef<char> raw = dense.getRawData();
+      result.data = ArrayRef<float>(
+          reinterpret_cast<const float *>(raw.data()), count);
+    }
+    return result;
   }
   if (auto resource = dyn_cast<DenseF32ResourceElementsAttr>(attr))
     if (std::optional<ArrayRef<float>> data = resource.tryGetAsArrayRef())
-      if (int64_t(data->size()) == type.getNumElements())
-        return std::vector<float>(data->begin(), data->end());
+      if (int64_t(data->size()) == count) {
+        result.data = *data;
+        return result;
+      }
   return std::nullopt;
 }
 
 /// The values of `pack` applied to `source` (row-major, `pack`'s source
-/// shape), padding with zeros: element by element from the op's definition.
-std::vector<float> packValues(linalg::PackOp pack, ArrayRef<float> source) {
+/// shape), padding with zeros, element by element from the op's
+/// definition, written into a new blob (no other copy: weights can be
+/// hundreds of MiB).
+AsmResourceBlob packValues(linalg::PackOp pack, ArrayRef<float> source) {
   RankedTensorType sourceType = pack.getSourceType();
   RankedTensorType destType = pack.getDestType();
   int64_t rank = sourceType.getRank();
@@ -95,9 +117,14 @@ std::vector<float> packValues(linalg::PackOp pack, ArrayRef<float> source) {
     outerPerm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   SmallVector<int64_t> sourceStrides = computeStrides(sourceType.getShape());
   SmallVector<int64_t> destShape(destType.getShape());
-  std::vector<float> result(destType.getNumElements(), 0.0f);
+  int64_t count = destType.getNumElements();
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+      count * sizeof(float), alignof(float), /*dataIsMutable=*/true);
+  MutableArrayRef<float> result(
+      reinterpret_cast<float *>(blob.getMutableData().data()), count);
   SmallVector<int64_t> index(destShape.size(), 0);
-  for (int64_t linear = 0, e = result.size(); linear < e; ++linear) {
+  SmallVector<int64_t> sourceIndex(rank, 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
     // index = the destination's multi-index of `linear` (row-major).
     int64_t rest = linear;
     for (int64_t d = destShape.size() - 1; d >= 0; --d) {
@@ -105,7 +132,6 @@ std::vector<float> packValues(linalg::PackOp pack, ArrayRef<float> source) {
       rest /= destShape[d];
     }
     // Outer position d of the destination is source dim outerPerm[d].
-    SmallVector<int64_t> sourceIndex(rank, 0);
     for (int64_t d = 0; d < rank; ++d)
       sourceIndex[outerPerm[d]] = index[d];
     for (auto [i, dim] : llvm::enumerate(innerDimsPos))
@@ -116,47 +142,60 @@ std::vector<float> packValues(linalg::PackOp pack, ArrayRef<float> source) {
       inBounds &= sourceIndex[d] < sourceType.getDimSize(d);
       offset += sourceIndex[d] * sourceStrides[d];
     }
-    if (inBounds)
-      result[linear] = source[offset];
+    result[linear] = inBounds ? source[offset] : 0.0f;
   }
-  return result;
-}
-
-/// A constant holding `values` of `type`: dense_resource blob (large
-/// weights stay out of the attribute uniquer's hash).
-Attribute makeConstant(RankedTensorType type, ArrayRef<float> values,
-                       StringRef name) {
-  return DenseF32ResourceElementsAttr::get(
-      type, name, HeapAsmResourceBlob::allocateAndCopyInferAlign(values));
+  return blob;
 }
 
 /// Folds `pack` of a constant into a new constant: an arith.constant for an
-/// arith.constant source, an immutable global `@<global>__packed_...` for a
-/// global load. Returns the packed value, or null when not constant.
+/// arith.constant source, an immutable global `@<global>__packed` for a
+/// global load (its source global returned in `global`). Returns the packed
+/// value, or null when not constant.
 Value foldConstantPack(RewriterBase &rewriter, linalg::PackOp pack,
                        SymbolTable &symbols, util::GlobalOp &global) {
-  std::optional<std::vector<float>> values =
-      getConstantValues(pack.getSource(), symbols, &global);
+  std::optional<ConstantValues> values =
+      getConstantValues(pack.getSource(), symbols);
   if (!values)
     return {};
-  std::vector<float> packed = packValues(pack, *values);
+  global = values->global;
   RankedTensorType type = pack.getDestType();
+  std::string name =
+      global ? (global.getSymName() + "__packed").str() : "packed";
+  Attribute attr = DenseF32ResourceElementsAttr::get(
+      type, name, packValues(pack, values->data));
   rewriter.setInsertionPoint(pack);
-  if (!global) {
-    Attribute attr = makeConstant(type, packed, "packed");
+  if (!global)
     return arith::ConstantOp::create(rewriter, pack.getLoc(), type,
                                      cast<TypedAttr>(attr));
-  }
-  std::string name = (global.getSymName() + "__packed").str();
   OpBuilder moduleBuilder(global);
   moduleBuilder.setInsertionPointAfter(global);
   auto packedGlobal = util::GlobalOp::create(
       moduleBuilder, global.getLoc(), moduleBuilder.getStringAttr("private"),
-      name, type, /*is_mutable=*/false, makeConstant(type, packed, name));
+      name, type, /*is_mutable=*/false, attr);
   symbols.insert(packedGlobal);
   LLVM_DEBUG(llvm::dbgs() << "packed @" << global.getSymName() << " into @"
                           << packedGlobal.getSymName() << " at compile time\n");
   return util::GlobalLoadOp::create(rewriter, pack.getLoc(), packedGlobal);
+}
+
+/// Erases `global` (private, no longer read) and frees its dense_resource
+/// blob unless another global's value is the same resource: a packed weight
+/// does not also keep its unpacked bytes in the compiler's memory.
+void eraseUnpackedGlobal(util::GlobalOp global, SymbolTable &symbols,
+                         ModuleOp module) {
+  auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(
+      global.getInitialValue().value_or(Attribute()));
+  symbols.erase(global);
+  if (!resource)
+    return;
+  bool shared = false;
+  for (auto other : module.getOps<util::GlobalOp>())
+    if (auto value = dyn_cast_or_null<DenseResourceElementsAttr>(
+            other.getInitialValue().value_or(Attribute())))
+      shared |= value.getRawHandle() == resource.getRawHandle();
+  if (!shared)
+    if (auto *entry = resource.getRawHandle().getResource())
+      entry->setBlob(AsmResourceBlob());
 }
 
 /// A linalg.matmul with the default maps, static f32 operands.
@@ -260,7 +299,7 @@ struct DataTilingPass
     for (util::GlobalOp global : packedGlobals)
       if (global.isPrivate() &&
           SymbolTable::symbolKnownUseEmpty(global, module))
-        symbols.erase(global);
+        eraseUnpackedGlobal(global, symbols, module);
   }
 
   void dataTile(RewriterBase &rewriter, linalg::MatmulOp matmul,
@@ -351,13 +390,20 @@ struct DataTilingPass
           packedGlobals.insert(global);
         Operation *source = packOp.getSource().getDefiningOp();
         rewriter.replaceOp(packOp, folded);
-        // The reshapes and load that fed it, now unread.
+        // The reshapes and load that fed it, now unread, and the unpacked
+        // weight itself once nothing reads it (freed now, so at most one
+        // weight is held twice at a time).
         while (source && isOpTriviallyDead(source)) {
           Operation *next = source->getNumOperands()
                                 ? source->getOperand(0).getDefiningOp()
                                 : nullptr;
           rewriter.eraseOp(source);
           source = next;
+        }
+        if (global && global.isPrivate() &&
+            SymbolTable::symbolKnownUseEmpty(global, getOperation())) {
+          packedGlobals.remove(global);
+          eraseUnpackedGlobal(global, symbols, getOperation());
         }
         continue;
       }
