@@ -36,12 +36,19 @@ def openblas_env(bench, coretype=None):
     return env, core
 
 
-def build_reference(build, tools):
-    """Builds fleet-kernel-bench; its path, or None."""
+def build_reference(build, rows, wanted, tools):
+    """Builds fleet-kernel-bench and makes bench/ importable (trace_report);
+    the binary's path, or None after noting on each wanted row why not."""
+    import sys
+    sys.path.insert(0, os.path.join(tools["ROOT"], "bench"))
     code, _ = tools["capture"](["flock", "/tmp/fleet-build.lock", "ninja",
                                 "-C", build, "-j2", "fleet-kernel-bench"])
     bench = os.path.join(build, "bench", "fleet-kernel-bench")
-    return bench if code == 0 and os.path.exists(bench) else None
+    if code == 0 and os.path.exists(bench):
+        return bench
+    for key in wanted:
+        rows[key].note = "fleet-kernel-bench did not build (libopenblas-dev)"
+    return None
 
 
 class Case:

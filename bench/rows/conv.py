@@ -73,12 +73,9 @@ def measure(build, rows, tools):
     wanted = [key for key in LAYERS if key in rows]
     if not wanted:
         return
-    sys.path.insert(0, os.path.join(tools["ROOT"], "bench"))
     import numpy as np
-    bench = _programs.build_reference(build, tools)
+    bench = _programs.build_reference(build, rows, wanted, tools)
     if bench is None:
-        for key in wanted:
-            rows[key].note = "fleet-kernel-bench did not build"
         return
     env, core = _programs.openblas_env(bench)
     work = tempfile.mkdtemp(prefix="fleet-conv-bench-")
