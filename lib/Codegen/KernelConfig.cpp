@@ -74,9 +74,18 @@ bool isContraction(Operation *op) {
 
 } // namespace
 
+int64_t getElementBits(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
+}
+
+int64_t getVectorLanes(int64_t vectorBits, int64_t elementBits) {
+  return std::max<int64_t>(4, vectorBits / std::max<int64_t>(8, elementBits));
+}
+
 RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
                                    int64_t elementBits) {
-  int64_t lanes = std::max<int64_t>(4, vectorBits / std::max<int64_t>(8, elementBits));
+  int64_t lanes = getVectorLanes(vectorBits, elementBits);
   // AVX-512: 16 of 32 registers accumulate (8 x 2 zmm); 16 registers:
   // 12 accumulate (6 x 2 ymm, the Haswell kernel shape of BLIS and
   // OpenBLAS), 2 hold B's row and 1 the broadcast of A.
@@ -215,11 +224,9 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
     for (unsigned loop : parallelLoops)
       tiles[loop] = 1;
     // Register tile R x C (TileAndVectorize.cpp), workgroup tile a multiple.
-    int64_t elementBits = 32;
-    if (auto type = dyn_cast<ShapedType>(root->getResult(0).getType()))
-      elementBits = type.getElementTypeBitWidth();
-    RegisterTile registers =
-        getMatmulRegisterTile(ranges[m], target.vectorBits, elementBits);
+    RegisterTile registers = getMatmulRegisterTile(
+        ranges[m], target.vectorBits,
+        getElementBits(root->getResult(0).getType()));
     int64_t granuleM = registers.rows;
     int64_t granuleN = registers.columns;
     int64_t maxM = kRegisterTilesM * granuleM;

@@ -4,8 +4,9 @@
 // that after vectorization the accumulators are loop-carried vectors and
 // bufferization writes results straight into the bindings. Strategies
 // (docs/kernels.md):
-// - matmul: register tiles (8 x 2 vectors with 512-bit registers, else 4 x 2
-//   vectors; more columns for fewer rows, KernelConfig.h) with every producer (fill) and consumer epilogue fused, the
+// - matmul: register tiles (KernelConfig.h getMatmulRegisterTile: 8 x 2
+//   vectors with 512-bit registers, 6 x 2 with 256-bit, more columns for
+//   fewer rows) with every producer (fill) and consumer epilogue fused, the
 //   contraction's reduction tiled by 1 so each step is an outer product
 //   (broadcast A, FMA a row of B into the accumulators);
 // - elementwise: chunks of 4 vectors along the innermost loop;
@@ -51,11 +52,9 @@ namespace {
 /// generic strategy.
 constexpr int64_t kMaxVectorizedIterations = 4096;
 
-/// Vector lanes of `type` in the widest native register (at least 4).
+/// Vector lanes of `type`'s elements in the widest native register.
 int64_t getLanes(Type type, const TargetInfo &target) {
-  Type element = getElementTypeOrSelf(type);
-  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
-  return std::max<int64_t>(4, target.vectorBits / std::max<int64_t>(8, bits));
+  return getVectorLanes(target.vectorBits, getElementBits(type));
 }
 
 void eraseDeadOps(func::FuncOp func, RewriterBase &rewriter) {
@@ -288,18 +287,16 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
       tiles[i] = 1;
       parallel.push_back(i);
     }
-  // The register tile (KernelConfig.h): 8 x 2 vectors of accumulators with
-  // 32 registers, 4 x 2 with 16, more columns when M is smaller.
+  // The register tile for this workgroup's rows (KernelConfig.h; dynamic
+  // edge tiles take the full-size rule).
   int64_t m = 8;
   if (parallel.size() >= 2) {
     int64_t range = root.getStaticLoopRanges()[parallel[parallel.size() - 2]];
     if (!ShapedType::isDynamic(range))
       m = range;
   }
-  Type element = getElementTypeOrSelf(root->getResult(0).getType());
   RegisterTile registers = getMatmulRegisterTile(
-      m, target.vectorBits,
-      element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32);
+      m, target.vectorBits, getElementBits(root->getResult(0).getType()));
   int64_t rows = registers.rows, columns = registers.columns;
   if (!parallel.empty())
     tiles[parallel.back()] = columns;

@@ -65,6 +65,13 @@ struct RegisterTile {
 RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
                                    int64_t elementBits);
 
+/// Bits of the element type of `type` (32 when not an int or float).
+int64_t getElementBits(mlir::Type type);
+
+/// Elements of `elementBits` in one vector register of `vectorBits`, at
+/// least 4.
+int64_t getVectorLanes(int64_t vectorBits, int64_t elementBits);
+
 /// The op whose result the dispatch function stores into its single result
 /// binding, or null when the function stores several results or the stored
 /// value is not produced by a linalg op.

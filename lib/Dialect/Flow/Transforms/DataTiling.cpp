@@ -292,18 +292,12 @@ struct DataTilingPass
         if (isPlainF32Matmul(matmul))
           matmuls.push_back(matmul);
       });
-    SetVector<util::GlobalOp> packedGlobals;
     for (linalg::MatmulOp matmul : matmuls)
-      dataTile(rewriter, matmul, symbols, packedGlobals);
-    // A weight only read packed is not kept (nor uploaded) unpacked.
-    for (util::GlobalOp global : packedGlobals)
-      if (global.isPrivate() &&
-          SymbolTable::symbolKnownUseEmpty(global, module))
-        eraseUnpackedGlobal(global, symbols, module);
+      dataTile(rewriter, matmul, symbols);
   }
 
   void dataTile(RewriterBase &rewriter, linalg::MatmulOp matmul,
-                SymbolTable &symbols, SetVector<util::GlobalOp> &packedGlobals) {
+                SymbolTable &symbols) {
     // The packed tile, M0 x N0 (K0 = 1: one outer product per step).
     const int64_t tileM = this->tileM, tileN = this->tileN;
     Value lhs = matmul.getInputs()[0], rhs = matmul.getInputs()[1];
@@ -386,13 +380,12 @@ struct DataTilingPass
       util::GlobalOp global;
       if (Value folded =
               foldConstantPack(rewriter, packOp, symbols, global)) {
-        if (global)
-          packedGlobals.insert(global);
         Operation *source = packOp.getSource().getDefiningOp();
         rewriter.replaceOp(packOp, folded);
         // The reshapes and load that fed it, now unread, and the unpacked
-        // weight itself once nothing reads it (freed now, so at most one
-        // weight is held twice at a time).
+        // weight itself once nothing reads it: not kept (nor uploaded)
+        // unpacked, and freed now, so at most one weight is held twice at
+        // a time.
         while (source && isOpTriviallyDead(source)) {
           Operation *next = source->getNumOperands()
                                 ? source->getOperand(0).getDefiningOp()
@@ -401,10 +394,8 @@ struct DataTilingPass
           source = next;
         }
         if (global && global.isPrivate() &&
-            SymbolTable::symbolKnownUseEmpty(global, getOperation())) {
-          packedGlobals.remove(global);
+            SymbolTable::symbolKnownUseEmpty(global, getOperation()))
           eraseUnpackedGlobal(global, symbols, getOperation());
-        }
         continue;
       }
       rewriter.setInsertionPoint(packOp);
