@@ -62,3 +62,30 @@ elif os.environ.get("CI") == "true":
 else:
     lit_config.note(f"ONNX tests skipped: {_problem} "
                     "(run scripts/bootstrap to create .venv/)")
+
+# Vulkan tests (`REQUIRES: vulkan`, test/Vulkan) run on Mesa's lavapipe, with
+# VK_ICD_FILENAMES pinned to its ICD (other ICDs may be installed) and the
+# Khronos validation layer on (FLEET_VULKAN_VALIDATION=1: every message is
+# printed and fails the test that caused it). LP_NUM_THREADS=2: lavapipe's
+# threads, one per core here. They share one parallelism group: one at a
+# time. Skipped, with the reason, when the build has no vulkan driver or the
+# lvp ICD is missing; with CI=true a missing ICD is a failure instead.
+lit_config.parallelism_groups["vulkan"] = 1
+_lvp_icd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+_vulkan_problem = None
+if not getattr(config, "fleet_has_vulkan", False):
+    _vulkan_problem = "the build has no vulkan driver (FLEET_ENABLE_VULKAN=OFF)"
+elif not os.path.exists(_lvp_icd):
+    _vulkan_problem = f"{_lvp_icd} is missing (Debian: mesa-vulkan-drivers)"
+if _vulkan_problem is None or (os.environ.get("CI") == "true" and
+                               getattr(config, "fleet_has_vulkan", False)):
+    config.available_features.add("vulkan")
+    config.environment["VK_ICD_FILENAMES"] = _lvp_icd
+    config.environment["FLEET_VULKAN_VALIDATION"] = "1"
+    config.environment["LP_NUM_THREADS"] = "2"
+    config.environment["XDG_RUNTIME_DIR"] = "/tmp"
+    if _vulkan_problem:
+        lit_config.warning(f"Vulkan: {_vulkan_problem}; with CI=true the "
+                           "Vulkan tests run and fail (run scripts/bootstrap)")
+else:
+    lit_config.note(f"Vulkan tests skipped: {_vulkan_problem}")

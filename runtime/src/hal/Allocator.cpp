@@ -149,6 +149,16 @@ Status Allocator::commit(Buffer &buffer, bool zeroed) {
                           ? "its max_allocation of "
                           : "the host's physical memory, ",
                       limit, " bytes");
+  if (device_.providesMemory()) {
+    // Driver memory (Vulkan): the driver checks its own heap sizes.
+    FLEET_ASSIGN_OR_RETURN(DeviceMemory memory,
+                           device_.allocateMemory(buffer.byteSize(), zeroed));
+    buffer.ownsStorage_ = true;
+    buffer.driverHandle_.store(memory.handle, std::memory_order_release);
+    buffer.storage_.store(memory.hostPointer, std::memory_order_release);
+    noteCommitted(buffer.byteSize());
+    return Status();
+  }
   void *memory = takeCached(rounded);
   if (memory && zeroed)
     std::memset(memory, 0, rounded);
@@ -161,22 +171,34 @@ Status Allocator::commit(Buffer &buffer, bool zeroed) {
   buffer.ownsStorage_ = true;
   buffer.storage_.store(static_cast<uint8_t *>(memory),
                         std::memory_order_release);
+  noteCommitted(buffer.byteSize());
+  return Status();
+}
+
+void Allocator::noteCommitted(uint64_t byteSize) {
   allocations_.fetch_add(1, std::memory_order_relaxed);
   uint64_t live =
-      bytesLive_.fetch_add(buffer.byteSize(), std::memory_order_relaxed) +
-      buffer.byteSize();
+      bytesLive_.fetch_add(byteSize, std::memory_order_relaxed) + byteSize;
   uint64_t peak = bytesPeak_.load(std::memory_order_relaxed);
   while (live > peak &&
          !bytesPeak_.compare_exchange_weak(peak, live,
                                            std::memory_order_relaxed)) {
   }
-  return Status();
 }
 
 void Allocator::decommit(Buffer &buffer) {
   uint8_t *memory = buffer.storage_.exchange(nullptr, std::memory_order_acq_rel);
+  void *handle =
+      buffer.driverHandle_.exchange(nullptr, std::memory_order_acq_rel);
   if (!memory || !buffer.ownsStorage_)
     return;
+  if (handle) {
+    device_.freeMemory(DeviceMemory{memory, handle});
+    buffer.ownsStorage_ = false;
+    deallocations_.fetch_add(1, std::memory_order_relaxed);
+    bytesLive_.fetch_sub(buffer.byteSize(), std::memory_order_relaxed);
+    return;
+  }
   uint64_t rounded = (buffer.byteSize() + kAlignment - 1) / kAlignment *
                      kAlignment;
   if (rounded == 0)

@@ -110,6 +110,19 @@ Status CommandBuffer::dispatch(Executable &executable, uint32_t ordinal,
                       ordinal, " of executable '", executable.name(),
                       "' is out of range (", executable.exportCount(),
                       " exports)");
+  if (executable.device() && executable.device() != device_.get())
+    return makeStatus(StatusCode::InvalidArgument, kOperation,
+                      ": executable '", executable.name(),
+                      "' was loaded by device '", executable.device()->name(),
+                      "' and runs only there, not on device '",
+                      device_->name(), "'");
+  if (!executable.device() &&
+      std::strcmp(device_->executableFormat(), kLocalExecutableFormat) != 0)
+    return makeStatus(StatusCode::InvalidArgument, kOperation,
+                      ": executable '", executable.name(),
+                      "' is host code, which device '", device_->name(),
+                      "' (format ", device_->executableFormat(),
+                      ") cannot run");
   if (const std::optional<ExportLayout> &layout = executable.layout(ordinal);
       layout && (layout->bindingCount != bindings.size() ||
                  layout->constantCount != constants.size()))

@@ -114,7 +114,7 @@ QueryAnswer Device::query(std::string_view category,
   if (category == "hal.device.id")
     return QueryAnswer{true, matchesPattern(key, driverName_) ? 1 : 0};
   if (category == "hal.executable.format")
-    return QueryAnswer{true, matchesPattern(key, kLocalExecutableFormat)};
+    return QueryAnswer{true, matchesPattern(key, executableFormat())};
   if (category == "hal.device") {
     if (key == "discrete")
       return QueryAnswer{true, capabilities_.discrete ? 1 : 0};

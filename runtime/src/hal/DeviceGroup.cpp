@@ -60,9 +60,16 @@ Link DeviceGroup::deriveLink(const Device &from, const Device &to) {
   const DeviceCapabilities &a = from.capabilities();
   const DeviceCapabilities &b = to.capabilities();
   // Only memory of this process is shareable between the drivers we have.
-  if (a.backend != "local" || b.backend != "local" || !a.hostAddressable ||
-      !b.hostAddressable)
+  if (!a.hostAddressable || !b.hostAddressable)
     return link;
+  if (a.backend == "local" && b.backend == "vulkan") {
+    // A Vulkan device's buffers are mapped host memory (VulkanDevice.h): a
+    // local device touches them directly unless the device is discrete.
+    link.transparentAccess = !b.discrete;
+    return link;
+  }
+  if (a.backend != "local" || b.backend != "local")
+    return link; // Vulkan commands reach only the device's own buffers.
   // docs/design.md §3: plain local devices share host memory both ways; a
   // discrete one shares only by export + import, in both directions. These
   // are the links MaterializeTopology writes for the same targets.

@@ -3,13 +3,20 @@
 #include "fleet/runtime/hal/Driver.h"
 
 #include "drivers/local/LocalDriver.h"
+#ifdef FLEET_HAVE_VULKAN
+#include "drivers/vulkan/VulkanDriver.h"
+#endif
 
 #include <charconv>
 
 namespace fleet::runtime::hal {
 namespace {
 
+#ifdef FLEET_HAVE_VULKAN
+constexpr const char *kKnownDrivers = "local-sync, local-task, vulkan";
+#else
 constexpr const char *kKnownDrivers = "local-sync, local-task";
+#endif
 constexpr const char *kKnownParameters =
     "discrete, fail_after, task_topology_group_count, task_topology_cpu_ids, "
     "queue_count, name, max_workgroups, max_allocation";
@@ -24,11 +31,21 @@ bool parseUnsigned(std::string_view text, uint64_t &value) {
 
 } // namespace
 
-std::vector<std::string> driverNames() { return {"local-sync", "local-task"}; }
+std::vector<std::string> driverNames() {
+#ifdef FLEET_HAVE_VULKAN
+  return {"local-sync", "local-task", "vulkan"};
+#else
+  return {"local-sync", "local-task"};
+#endif
+}
 
 std::string backendOfDriver(std::string_view driver) {
   if (driver == "local-sync" || driver == "local-task")
     return "local";
+#ifdef FLEET_HAVE_VULKAN
+  if (driver == "vulkan")
+    return "vulkan";
+#endif
   return "";
 }
 
@@ -40,6 +57,16 @@ StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
     return makeStatus(StatusCode::InvalidArgument, "device URI '", uri,
                       "': ", pieces...);
   };
+  // `vulkan://N`: the N-th Vulkan physical device.
+  if (size_t scheme = spec.driver.find("://"); scheme != std::string::npos) {
+    std::string_view path = std::string_view(spec.driver).substr(scheme + 3);
+    uint64_t index = 0;
+    if (!parseUnsigned(path, index) || index > 255)
+      return error("'", path, "' after '://' is not a physical device "
+                   "number");
+    spec.options.physicalDevice = uint32_t(index);
+    spec.driver.resize(scheme);
+  }
   if (backendOfDriver(spec.driver).empty())
     return error("unknown driver '", spec.driver, "' (known drivers: ",
                  kKnownDrivers, ")");
@@ -139,6 +166,10 @@ StatusOr<Ref<Device>> createDevice(const DeviceSpec &spec) {
     return local::createLocalSyncDevice(spec.options);
   if (spec.driver == "local-task")
     return local::createLocalTaskDevice(spec.options);
+#ifdef FLEET_HAVE_VULKAN
+  if (spec.driver == "vulkan")
+    return vulkan::createVulkanDevice(spec.options);
+#endif
   return makeStatus(StatusCode::InvalidArgument, "unknown driver '",
                     spec.driver, "' (known drivers: ", kKnownDrivers, ")");
 }

@@ -15,7 +15,7 @@ StatusOr<Ref<Executable>> Executable::create(std::string name,
     if (entry.name.empty())
       return makeStatus(StatusCode::InvalidArgument, "executable '", name,
                         "': export ordinal ", ordinal, " has no name");
-    if (!entry.function)
+    if (!entry.function && !entry.driverEntry)
       return makeStatus(StatusCode::InvalidArgument, "executable '", name,
                         "': export '", entry.name, "' (ordinal ", ordinal,
                         ") has no function");

@@ -17,7 +17,9 @@
 #include "fleet/runtime/hal/Trace.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <tuple>
 
 namespace fleet::runtime::host {
 
@@ -102,7 +104,8 @@ private:
   Status bindDevices();
   Status loadExecutables();
   hal::StatusOr<hal::Ref<hal::Executable>>
-  loadVariant(const std::string &executable, const fb::Variant &variant);
+  loadVariant(const std::string &executable, const fb::Variant &variant,
+              hal::Device *device);
   Status runInitializers();
   Status failure(const std::string &what);
 
@@ -418,7 +421,9 @@ Status ModuleLoader::loadExecutables() {
   size_t deviceCount = context_.devices().size();
   // One load per (executable, variant): devices choosing the same variant
   // share it (local devices all run host code).
-  std::map<std::pair<uint32_t, uint32_t>, hal::Ref<hal::Executable>> loaded;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>,
+           hal::Ref<hal::Executable>>
+      loaded;
   for (uint32_t e = 0; e < sizeOf(executables); ++e) {
     const fb::Executable &executable = *executables->Get(e);
     ExecutableTable &table = *state_.executables[e];
@@ -468,14 +473,19 @@ Status ModuleLoader::loadExecutables() {
         table.missingReason[index] =
             "no variant of a format the device loads (variants: " +
             (formats.empty() ? std::string("none") : formats) +
-            "; device: " + hal::kLocalExecutableFormat + ")";
+            "; device: " + device->executableFormat() + ")";
         continue;
       }
-      auto key = std::make_pair(e, chosen);
+      // Host code is shared by every local device; a driver's pipelines
+      // (SPIR-V) belong to the device that created them.
+      bool perDevice = std::strcmp(device->executableFormat(),
+                                   hal::kLocalExecutableFormat) != 0;
+      auto key = std::make_tuple(e, chosen, perDevice ? index : ~0u);
       auto it = loaded.find(key);
       if (it == loaded.end()) {
         hal::StatusOr<hal::Ref<hal::Executable>> result =
-            loadVariant(table.name, *executable.variants()->Get(chosen));
+            loadVariant(table.name, *executable.variants()->Get(chosen),
+                        perDevice ? device : nullptr);
         if (!result.ok())
           return result.status();
         ++module_->statistics_.executablesLoaded;
@@ -490,7 +500,7 @@ Status ModuleLoader::loadExecutables() {
 
 hal::StatusOr<hal::Ref<hal::Executable>>
 ModuleLoader::loadVariant(const std::string &executable,
-                          const fb::Variant &variant) {
+                          const fb::Variant &variant, hal::Device *device) {
   uint64_t start = hal::monotonicNanoseconds();
   if (variant.library() == kNone) {
     std::string problem = str(variant.problem());
@@ -519,6 +529,28 @@ ModuleLoader::loadVariant(const std::string &executable,
     names[ordinal] = str(entry.name());
     symbols[ordinal] = str(entry.symbol());
     layouts[ordinal] = hal::ExportLayout{entry.bindings(), entry.constants()};
+  }
+  if (device) {
+    // A driver format: the device compiles the module into its pipelines.
+    const fb::KernelLibrary &record =
+        *artifact_->libraries()->Get(variant.library());
+    hal::ExecutableSource source;
+    source.name = executable;
+    source.format = str(variant.format());
+    source.bytes = hal::Span<const uint8_t>(record.data()->data(),
+                                            record.data()->size());
+    source.exportNames = std::move(names);
+    source.symbols = std::move(symbols);
+    source.layouts = std::move(layouts);
+    auto result = device->loadExecutable(source);
+    module_->statistics_.executableLoadNanoseconds +=
+        hal::monotonicNanoseconds() - start;
+    if (!result.ok()) {
+      errors_.push_back(result.status().toString());
+      return failure("executable @" + executable + " does not load on device '" +
+                     device->name() + "'");
+    }
+    return std::move(*result);
   }
   auto loader = context_.executableLoader();
   if (!loader.ok())

@@ -7,8 +7,12 @@
 namespace fleet::runtime::hal::local {
 
 LocalDevice::LocalDevice(std::string driverName, DeviceOptions options)
-    : Device(std::move(driverName), options,
-             DeviceCapabilities{"local", options.discrete, true}) {
+    : LocalDevice(std::move(driverName), options,
+                  DeviceCapabilities{"local", options.discrete, true}) {}
+
+LocalDevice::LocalDevice(std::string driverName, DeviceOptions options,
+                         DeviceCapabilities capabilities)
+    : Device(std::move(driverName), options, std::move(capabilities)) {
   queues_ = std::make_unique<LocalQueue[]>(queueCount());
 }
 

@@ -81,6 +81,10 @@ public:
 
 protected:
   LocalDevice(std::string driverName, DeviceOptions options);
+  /// For drivers that reuse the local queues with other capabilities
+  /// (Vulkan: the host-side bridge, docs/runtime.md "Vulkan").
+  LocalDevice(std::string driverName, DeviceOptions options,
+              DeviceCapabilities capabilities);
 
   void submit(QueueOp &op) override;
   void blockedWaits(std::vector<FenceEntry> &out) override;
@@ -95,13 +99,6 @@ protected:
                                 const fleet_kernel_state_t &state,
                                 uint64_t &failedWorkgroup) = 0;
 
-private:
-  struct LocalQueue {
-    std::mutex mutex;
-    /// Submitted ops that have not completed, in no particular order.
-    PendingOp *head = nullptr; // guarded by mutex
-  };
-
   struct ExecutionInfo {
     /// Names the trace slice of a one-dispatch execute (tracing only).
     const std::string *exportName = nullptr;
@@ -112,18 +109,29 @@ private:
     uint32_t track = 0;
   };
 
+  /// Executes a ready op whose waits succeeded; its status goes to the
+  /// signal fence. Local devices touch host memory here; the Vulkan driver
+  /// records, submits and waits for a command buffer.
+  virtual Status execute(QueueOp &op, ExecutionInfo &info);
+  Status copyBytes(const char *operation, Buffer &source, uint64_t sourceOffset,
+                   Buffer &target, uint64_t targetOffset, uint64_t length,
+                   ExecutionInfo &info);
+
+private:
+  struct LocalQueue {
+    std::mutex mutex;
+    /// Submitted ops that have not completed, in no particular order.
+    PendingOp *head = nullptr; // guarded by mutex
+  };
+
   void arm(PendingOp *op);
   static void timepointFired(Timepoint &timepoint, const Status &status);
   static void recordWaitFailure(PendingOp *op, const Status &status);
   static void cancelRemainingLocked(PendingOp *op);
   void complete(PendingOp *op);
 
-  Status execute(QueueOp &op, ExecutionInfo &info);
   Status executeCommandBuffer(const QueueOp &op, const CommandBuffer &commands,
                               ExecutionInfo &info);
-  Status copyBytes(const char *operation, Buffer &source, uint64_t sourceOffset,
-                   Buffer &target, uint64_t targetOffset, uint64_t length,
-                   ExecutionInfo &info);
 
   std::unique_ptr<LocalQueue[]> queues_;
 };

@@ -9,7 +9,9 @@
 //   * on a discrete device, DeviceLocal memory that is also HostVisible
 //     (a discrete device's own memory is not host-visible).
 // On local devices every allocation is host memory underneath; the bits are
-// enforced anyway so wrong bits fail in tests, not on real hardware.
+// enforced anyway so wrong bits fail in tests, not on real hardware. A driver
+// with memory of its own (Vulkan; Device::providesMemory) supplies the
+// storage instead, with the same rules.
 //
 // Ownership: the device creates and owns its allocator; the allocator lives as
 // long as the device. Buffers retain the device, so they keep the allocator.
@@ -89,6 +91,7 @@ private:
   /// the transformer sample: ~85% of device busy time in queue allocas).
   static constexpr uint64_t kMaxCachedBytes = 256ull << 20;
   void *takeCached(uint64_t roundedSize);
+  void noteCommitted(uint64_t byteSize);
   bool putCached(void *memory, uint64_t roundedSize);
 
   Device &device_;

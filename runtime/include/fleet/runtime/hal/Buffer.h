@@ -68,6 +68,12 @@ public:
   /// The storage address without the mapping check: for drivers and kernels
   /// only (a local device touches its memory directly). Null without storage.
   uint8_t *storage() const { return storage_.load(std::memory_order_acquire); }
+  /// The driver's object for the storage (a Vulkan driver's VkBuffer
+  /// record), or null: host memory of a local device, imported host memory.
+  /// Set and cleared with the storage.
+  void *driverHandle() const {
+    return driverHandle_.load(std::memory_order_acquire);
+  }
 
   /// "buffer of 64 bytes (DeviceLocal, Transfer|DispatchStorage) on device
   /// 'local-task:0'".
@@ -103,6 +109,7 @@ private:
   BufferUsage allowedUsage_;
   uint64_t byteSize_;
   std::atomic<uint8_t *> storage_{nullptr};
+  std::atomic<void *> driverHandle_{nullptr};
   /// Set for storage the allocator owns (counted in its statistics).
   bool ownsStorage_ = false;
   std::function<void()> releaseCallback_;

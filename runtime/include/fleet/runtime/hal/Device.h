@@ -43,6 +43,8 @@
 #include "fleet/runtime/hal/CommandBuffer.h"
 #include "fleet/runtime/hal/Fence.h"
 
+#include <optional>
+
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -56,7 +58,7 @@ struct QueueOp;
 
 /// What a device can do; the DeviceGroup derives the topology from these.
 struct DeviceCapabilities {
-  /// Target backend served ("local" for both local drivers).
+  /// Target backend served ("local" for both local drivers, "vulkan").
   std::string backend;
   /// Device-local memory is not host-visible and peers cannot touch it
   /// (docs/design.md §3): sharing needs export + import.
@@ -97,6 +99,9 @@ struct DeviceOptions {
   std::vector<uint32_t> cpuIds;
   /// False with `task_topology_cpu_ids=any`: workers are not pinned.
   bool pinWorkers = true;
+  /// vulkan: the physical device (`vulkan://N`, in the order the Vulkan
+  /// loader enumerates them).
+  uint32_t physicalDevice = 0;
 };
 
 /// Answer of Device::query: `value` is meaningful only when `ok`.
@@ -107,6 +112,28 @@ struct QueryAnswer {
 
 /// The executable format local devices load (KernelABI.h).
 constexpr const char *kLocalExecutableFormat = "fleet-object-x86_64";
+/// The executable format Vulkan devices load: a SPIR-V module whose entry
+/// points are the exports (docs/kernel-abi.md "SPIR-V executables").
+constexpr const char *kSpirvExecutableFormat = "vulkan-spirv";
+
+/// Storage a driver provides for a buffer (Device::allocateMemory).
+struct DeviceMemory {
+  /// Where the host reaches the bytes (the driver maps them persistently).
+  uint8_t *hostPointer = nullptr;
+  /// The driver's record of the allocation; Buffer::driverHandle().
+  void *handle = nullptr;
+};
+
+/// An executable in a driver format (SPIR-V) before its device loads it.
+struct ExecutableSource {
+  std::string name;
+  std::string format;
+  Span<const uint8_t> bytes;
+  /// Export i: its name, entry-point symbol and layout.
+  std::vector<std::string> exportNames;
+  std::vector<std::string> symbols;
+  std::vector<std::optional<ExportLayout>> layouts;
+};
 
 struct DeviceStatistics {
   uint64_t queueOpsSubmitted = 0;
@@ -125,9 +152,13 @@ struct DeviceStatistics {
 class Device : public RefCounted {
 public:
   const std::string &name() const { return name_; }
-  /// "local-sync" or "local-task".
+  /// "local-sync", "local-task" or "vulkan".
   const std::string &driverName() const { return driverName_; }
   const DeviceCapabilities &capabilities() const { return capabilities_; }
+  /// The executable format this device loads (kLocalExecutableFormat).
+  virtual const char *executableFormat() const {
+    return kLocalExecutableFormat;
+  }
   const DeviceOptions &options() const { return options_; }
   uint32_t queueCount() const { return options_.queueCount; }
   Allocator &allocator() { return allocator_; }
@@ -207,6 +238,25 @@ public:
                           Buffer &buffer);
 
   // ---- for drivers ---------------------------------------------------------
+  /// True when buffers of this device live in memory the driver allocates
+  /// (allocateMemory/freeMemory); false: host memory (local devices).
+  virtual bool providesMemory() const { return false; }
+  /// `byteSize` bytes of this device's memory, zero-filled when `zeroed`;
+  /// ResourceExhausted when the device cannot provide them.
+  virtual StatusOr<DeviceMemory> allocateMemory(uint64_t byteSize,
+                                                bool zeroed) {
+    return makeStatus(StatusCode::Unimplemented, "device '", name_,
+                      "' allocates no memory of its own");
+  }
+  virtual void freeMemory(DeviceMemory memory) {}
+  /// Loads an executable of this device's format (SPIR-V); the result runs
+  /// only on this device. Local devices load kernel libraries through the
+  /// ExecutableLoader instead.
+  virtual StatusOr<Ref<Executable>> loadExecutable(const ExecutableSource &) {
+    return makeStatus(StatusCode::Unimplemented, "device '", name_,
+                      "' loads executables through the kernel-library "
+                      "loader only");
+  }
   /// Counts execution; the op's own result goes to its signal fence.
   void noteExecuted(bool failed, uint64_t busyNanoseconds);
   void noteBytesCrossDevice(uint64_t bytes) {

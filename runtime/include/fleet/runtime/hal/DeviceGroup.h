@@ -17,6 +17,10 @@
 //   two plain local devices (both ways):  unified_memory
 //   a discrete local device and any other local device (both ways):
 //                                         export_import only
+//   a local device to a vulkan device's memory: transparent_access (the
+//   buffers are mapped host memory), none when the vulkan device is
+//   discrete; a vulkan device to any other device's memory: none (its
+//   commands reach only its own buffers; docs/runtime.md "Vulkan")
 // A device *directly accesses* y's memory when unified_memory or
 // transparent_access holds, and *reaches* it when it directly accesses it or
 // export_import holds. Unknown keys, and devices outside the group, answer

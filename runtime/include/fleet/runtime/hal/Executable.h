@@ -9,8 +9,8 @@
 // keeps `backing` (e.g. the JIT that holds the code) alive until it dies;
 // command buffers that record a dispatch retain the executable.
 // Thread safety: immutable after creation; kernels may run concurrently.
-// Failure behaviour: create() rejects duplicate or empty names and null
-// functions; lookupExport() returns NotFound naming the export. Exports with
+// Failure behaviour: create() rejects duplicate or empty names and exports
+// with neither a function nor a driver entry; lookupExport() returns NotFound naming the export. Exports with
 // a layout make CommandBuffer::dispatch reject other binding and constant
 // counts.
 //
@@ -39,11 +39,17 @@ struct ExportLayout {
 
 struct ExecutableExport {
   std::string name;
+  /// Host code (local devices); null for a driver pipeline.
   fleet_kernel_fn_t function = nullptr;
   /// Unknown for executables built without one (tests): then dispatches
   /// are not checked against it.
   std::optional<ExportLayout> layout;
+  /// The driver's compiled entry point (a Vulkan compute pipeline record)
+  /// when `function` is null; owned by the executable's backing.
+  const void *driverEntry = nullptr;
 };
+
+class Device;
 
 class Executable final : public RefCounted {
 public:
@@ -54,6 +60,13 @@ public:
                                           std::shared_ptr<void> backing = {});
 
   const std::string &name() const { return name_; }
+  /// The device that loaded this executable and alone may run it (driver
+  /// pipelines), or null: host code any local device runs.
+  Device *device() const { return device_; }
+  void setDevice(Device *device) { device_ = device; }
+  const void *driverEntry(uint32_t ordinal) const {
+    return exports_[ordinal].driverEntry;
+  }
   uint32_t exportCount() const { return uint32_t(exports_.size()); }
   const std::string &exportName(uint32_t ordinal) const {
     return exports_[ordinal].name;
@@ -75,6 +88,7 @@ private:
   std::string name_;
   std::vector<ExecutableExport> exports_;
   std::shared_ptr<void> backing_;
+  Device *device_ = nullptr;
   uint64_t loadNanoseconds_ = 0;
 };
 
