@@ -4,9 +4,12 @@
 // cross-device semaphore wait takes to wake the waiting device.
 //
 //   fleet-runtime-bench                       Google Benchmark run
-//   fleet-runtime-bench --dispatch-loop=N     N host-program-shaped dispatches
-//                                             on local-sync, for instruction
-//                                             counting under callgrind
+//   fleet-runtime-bench --dispatch-loop=N [--device=URI]
+//                                             N host-program-shaped dispatches
+//                                             on local-sync (or URI), for
+//                                             instruction counting under
+//                                             callgrind; on vulkan the kernel
+//                                             is the driver test's abs.spv
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,12 +17,16 @@
 #include "fleet/runtime/hal/Device.h"
 #include "fleet/runtime/hal/DeviceGroup.h"
 #include "fleet/runtime/hal/Driver.h"
+#include "fleet/runtime/hal/Trace.h"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <vector>
 
 using namespace fleet::runtime::hal;
 
@@ -63,11 +70,35 @@ struct DispatchLoop {
   Ref<Buffer> data;
   Ref<Fence> previous;
 
+  /// Constants of the kernel: the empty host kernel takes two words; the
+  /// SPIR-V abs kernel one (its element count: 512 floats of 2 KiB).
+  std::vector<uint32_t> constants = {1, 2};
+
   explicit DispatchLoop(const char *uri) : target(device(uri)) {
-    auto created =
-        Executable::create("bench", {{"empty", emptyKernel}});
-    check(created.status());
-    executable = *created;
+    if (std::strcmp(target->executableFormat(), kSpirvExecutableFormat) == 0) {
+#ifdef FLEET_BENCH_ABS_SPV
+      std::ifstream in(FLEET_BENCH_ABS_SPV, std::ios::binary);
+      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+      ExecutableSource source;
+      source.name = "bench";
+      source.format = kSpirvExecutableFormat;
+      source.bytes = Span<const uint8_t>(bytes.data(), bytes.size());
+      source.exportNames = {"abs"};
+      source.symbols = {"abs_kernel"};
+      source.layouts = {ExportLayout{2, 1}};
+      auto loaded = target->loadExecutable(source);
+      check(loaded.status());
+      executable = *loaded;
+      constants = {512};
+#else
+      check(Status(StatusCode::Unimplemented, "built without the SPIR-V "
+                                              "kernel of the Vulkan tests"));
+#endif
+    } else {
+      auto created = Executable::create("bench", {{"empty", emptyKernel}});
+      check(created.status());
+      executable = *created;
+    }
     data = buffer(*target, 4096);
     previous = Fence::create();
   }
@@ -77,11 +108,11 @@ struct DispatchLoop {
     auto commands = CommandBuffer::create(*target, CommandBufferMode::OneShot,
                                           CommandCategory::Dispatch, 1);
     uint32_t workgroups[3] = {1, 1, 1};
-    uint32_t constants[2] = {1, 2};
     BindingRef bindings[2] = {BindingRef::of(*data, 0, 2048),
                               BindingRef::of(*data, 2048, 2048)};
-    check((*commands)->dispatch(*executable, 0, workgroups, constants,
-                                bindings));
+    check((*commands)->dispatch(
+        *executable, 0, workgroups,
+        Span<const uint32_t>(constants.data(), constants.size()), bindings));
     check((*commands)->finalize());
     CommandBuffer *list[] = {commands->get()};
     check(target->queueExecute(1, previous.get(), signal.get(), list));
@@ -186,14 +217,22 @@ BENCHMARK_CAPTURE(BM_CrossDeviceCopy, local_task, "local-task");
 } // namespace
 
 int main(int argc, char **argv) {
+  const char *uri = "local-sync";
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--device=", 9) == 0)
+      uri = argv[i] + 9;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--dispatch-loop=", 16) != 0)
       continue;
     long count = std::atol(argv[i] + 16);
-    DispatchLoop loop("local-sync");
+    DispatchLoop loop(uri);
+    uint64_t start = monotonicNanoseconds();
     for (long n = 0; n < count; ++n)
       loop.step();
     loop.finish();
+    uint64_t elapsed = monotonicNanoseconds() - start;
+    std::printf("%ld dispatches on %s: %.2f us per dispatch\n", count, uri,
+                count ? elapsed / 1e3 / double(count) : 0.0);
     return 0;
   }
   benchmark::Initialize(&argc, argv);

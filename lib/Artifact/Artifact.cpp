@@ -453,7 +453,9 @@ flatbuffers::DetachedBuffer Writer::build() {
     auto data = b.CreateVector(reinterpret_cast<const uint8_t *>(l.data.data()),
                                l.data.size());
     libraries.push_back(fb::CreateKernelLibrary(
-        b, b.CreateString(l.name), b.CreateString("llvm-cpu"),
+        b, b.CreateString(l.name),
+        b.CreateString(l.format == "vulkan-spirv" ? "vulkan-spirv"
+                                                  : "llvm-cpu"),
         b.CreateString(l.format), b.CreateString(l.cpu),
         b.CreateVectorOfStrings(l.features), l.abi, l.checksum, data));
   }

@@ -1,8 +1,8 @@
 //===- ConfigureWorkgroups.cpp - distribute dispatch tiles over workgroups ===//
 //
 // Invariant established: every export of every `hal.executable.variant` of
-// Fleet's CPU target (and of every `stream.executable`, for tests of the
-// kernels alone) has a count region returning a constant grid chosen for
+// Fleet's CPU target or of `vulkan-spirv` (and of every `stream.executable`,
+// for tests of the kernels alone) has a count region returning a constant grid chosen for
 // that variant's target (CPUTarget.h: vector width, cache sizes), and its
 // dispatch function in that variant carries `fleet.codegen` (KernelConfig.h)
 // and computes exactly the tile of workgroup
@@ -239,9 +239,21 @@ struct ConfigureWorkgroupsPass
     for (auto executable : getOperation().getOps<hal::ExecutableOp>()) {
       for (auto variant : executable.getOps<hal::ExecutableVariantOp>()) {
         ModuleOp inner = variant.getInnerModule();
-        if (!inner || !isCPUExecutableTarget(variant.getTarget()))
+        bool spirv = variant.getTarget().getBackend().getValue() ==
+                     "vulkan-spirv";
+        if (!inner || (!spirv && !isCPUExecutableTarget(variant.getTarget())))
           continue;
         CPUTarget target = getCPUTarget(variant.getTarget(), defaults);
+        if (spirv) {
+          // A Vulkan workgroup runs its tile in one invocation for now
+          // (docs/kernels.md "Vulkan kernels"): small tiles give the device
+          // many workgroups to run at once.
+          target.cpu = "generic";
+          target.features.clear();
+          target.vectorBits = 128;
+          target.l1Bytes = 4 << 10;
+          target.l2Bytes = 16 << 10;
+        }
         LLVM_DEBUG(llvm::dbgs()
                    << "@" << executable.getSymName() << "::@"
                    << variant.getSymName() << ": cpu " << target.cpu << ", "

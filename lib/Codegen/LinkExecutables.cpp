@@ -1,9 +1,11 @@
 //===- LinkExecutables.cpp - one kernel shared object per target ----------===//
 //
-// Invariant established: no `llvm-cpu` variant holds a kernel object; each
-// names its library and entry symbols (`fleet.kernel_library`), and the
-// module's `fleet.kernel_libraries` holds one linked ELF shared object per
-// executable target (KernelLibrary.h, docs/kernel-abi.md §1).
+// Invariant established: no `llvm-cpu` or `vulkan-spirv` variant holds a
+// kernel object; each names its library and entry symbols
+// (`fleet.kernel_library`), and the module's `fleet.kernel_libraries` holds
+// one linked ELF shared object per CPU executable target (KernelLibrary.h,
+// docs/kernel-abi.md §1) and one SPIR-V module per vulkan-spirv variant
+// (its entry points are the export names).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +37,49 @@ namespace kl = fleet::runtime::hal::kernel_library;
 namespace {
 
 constexpr llvm::StringLiteral kBackend = "llvm-cpu";
+/// SPIR-V modules need no linking: each variant's module is its own
+/// library, its entry points named as the exports.
+constexpr llvm::StringLiteral kSPIRVBackend = "vulkan-spirv";
+
+/// The module attribute entry of one library (KernelLibrary.h keys).
+DictionaryAttr buildLibraryEntry(Builder &builder, StringRef name,
+                                 StringAttr format, StringRef targetCPU,
+                                 ArrayRef<Attribute> features,
+                                 ArrayRef<uint8_t> bytes) {
+  auto type = VectorType::get({int64_t(bytes.size())},
+                              builder.getIntegerType(8));
+  ArrayRef<char> raw(reinterpret_cast<const char *>(bytes.data()),
+                     bytes.size());
+  auto data = DenseElementsAttr::getFromRawBuffer(type, raw);
+  std::string checksum =
+      llvm::utohexstr(kl::checksum(bytes.data(), bytes.size()),
+                      /*LowerCase=*/true, /*Width=*/16);
+  NamedAttribute entries[] = {
+      builder.getNamedAttr(kl::kKeyName, builder.getStringAttr(name)),
+      builder.getNamedAttr(kl::kKeyFormat, format),
+      builder.getNamedAttr(kl::kKeyTargetCpu,
+                           builder.getStringAttr(targetCPU)),
+      builder.getNamedAttr(kl::kKeyCpuFeatures,
+                           builder.getArrayAttr(features)),
+      builder.getNamedAttr(kl::kKeyAbiVersion,
+                           builder.getI64IntegerAttr(FLEET_KERNEL_ABI_VERSION)),
+      builder.getNamedAttr(kl::kKeyChecksum, builder.getStringAttr(checksum)),
+      builder.getNamedAttr(kl::kKeyData, data)};
+  return builder.getDictionaryAttr(entries);
+}
+
+/// Names `variant`'s library and entry symbols (kVariantAttr).
+void setLinked(Builder &builder, hal::ExecutableVariantOp variant,
+               StringRef library, ArrayRef<std::string> symbols) {
+  SmallVector<Attribute> names;
+  for (const std::string &symbol : symbols)
+    names.push_back(builder.getStringAttr(symbol));
+  NamedAttribute linked[] = {
+      builder.getNamedAttr(kl::kKeyLibrary, builder.getStringAttr(library)),
+      builder.getNamedAttr(kl::kKeySymbols, builder.getArrayAttr(names))};
+  variant->removeAttr(variant.getObjectsAttrName());
+  variant->setAttr(kl::kVariantAttr, builder.getDictionaryAttr(linked));
+}
 
 struct Member {
   hal::ExecutableVariantOp variant;
@@ -56,7 +101,8 @@ struct LinkExecutablesPass
     for (auto executable : module.getOps<hal::ExecutableOp>()) {
       for (auto variant :
            executable.getBlock().getOps<hal::ExecutableVariantOp>()) {
-        if (variant.getTarget().getBackend().getValue() != kBackend ||
+        StringRef backend = variant.getTarget().getBackend().getValue();
+        if ((backend != kBackend && backend != kSPIRVBackend) ||
             variant->hasAttr(kl::kVariantAttr))
           continue;
         if (variant.getInnerModule()) {
@@ -101,13 +147,36 @@ struct LinkExecutablesPass
         if (auto name = dict.getAs<StringAttr>(kl::kKeyName))
           usedNames.insert(name.getValue());
 
-    for (auto &[target, members] : groups) {
-      auto targetAttr = cast<hal::ExecutableTargetAttr>(target);
-      std::string base = "kernels_" + targetAttr.getFormat().getValue().str();
+    Builder builder(context);
+    auto uniqueName = [&](std::string base) {
       std::string name = base;
       for (int suffix = 1; usedNames.contains(name); ++suffix)
         name = base + "_" + std::to_string(suffix);
       usedNames.insert(name);
+      return name;
+    };
+    for (auto &[target, members] : groups) {
+      auto targetAttr = cast<hal::ExecutableTargetAttr>(target);
+      if (targetAttr.getBackend().getValue() == kSPIRVBackend) {
+        for (Member &member : members) {
+          auto executable =
+              member.variant->getParentOfType<hal::ExecutableOp>();
+          std::string name = uniqueName(
+              ("spirv_" + executable.getSymName() + "_" +
+               member.variant.getSymName())
+                  .str());
+          for (auto exportOp :
+               member.variant.getBlock().getOps<hal::ExecutableExportOp>())
+            member.symbols.push_back(exportOp.getSymName().str());
+          libraries.push_back(buildLibraryEntry(builder, name,
+                                                targetAttr.getFormat(), "",
+                                                {}, member.object));
+          setLinked(builder, member.variant, name, member.symbols);
+        }
+        continue;
+      }
+      std::string name =
+          uniqueName("kernels_" + targetAttr.getFormat().getValue().str());
 
       std::vector<codegen::KernelLinkInput> inputs;
       size_t counter = 0;
@@ -143,45 +212,15 @@ struct LinkExecutablesPass
         return signalPassFailure();
       }
 
-      Builder builder(context);
       SmallVector<Attribute> features;
       for (const std::string &feature : image->cpuFeatures)
         features.push_back(builder.getStringAttr(feature));
-      auto type = VectorType::get({int64_t(image->bytes.size())},
-                                  builder.getIntegerType(8));
-      ArrayRef<char> raw(reinterpret_cast<const char *>(image->bytes.data()),
-                         image->bytes.size());
-      auto data = DenseElementsAttr::getFromRawBuffer(type, raw);
-      std::string checksum = llvm::utohexstr(
-          kl::checksum(image->bytes.data(), image->bytes.size()),
-          /*LowerCase=*/true, /*Width=*/16);
-      NamedAttribute entries[] = {
-          builder.getNamedAttr(kl::kKeyName, builder.getStringAttr(name)),
-          builder.getNamedAttr(kl::kKeyFormat, targetAttr.getFormat()),
-          builder.getNamedAttr(kl::kKeyTargetCpu,
-                               builder.getStringAttr(image->targetCPU)),
-          builder.getNamedAttr(kl::kKeyCpuFeatures,
-                               builder.getArrayAttr(features)),
-          builder.getNamedAttr(
-              kl::kKeyAbiVersion,
-              builder.getI64IntegerAttr(FLEET_KERNEL_ABI_VERSION)),
-          builder.getNamedAttr(kl::kKeyChecksum,
-                               builder.getStringAttr(checksum)),
-          builder.getNamedAttr(kl::kKeyData, data)};
-      libraries.push_back(builder.getDictionaryAttr(entries));
-
-      for (Member &member : members) {
-        SmallVector<Attribute> symbols;
-        for (const std::string &symbol : member.symbols)
-          symbols.push_back(builder.getStringAttr(symbol));
-        NamedAttribute linked[] = {
-            builder.getNamedAttr(kl::kKeyLibrary, builder.getStringAttr(name)),
-            builder.getNamedAttr(kl::kKeySymbols,
-                                 builder.getArrayAttr(symbols))};
-        member.variant->removeAttr(member.variant.getObjectsAttrName());
-        member.variant->setAttr(kl::kVariantAttr,
-                                builder.getDictionaryAttr(linked));
-      }
+      libraries.push_back(buildLibraryEntry(builder, name,
+                                            targetAttr.getFormat(),
+                                            image->targetCPU, features,
+                                            image->bytes));
+      for (Member &member : members)
+        setLinked(builder, member.variant, name, member.symbols);
     }
     module->setAttr(kl::kLibrariesAttr, ArrayAttr::get(context, libraries));
   }

@@ -4,7 +4,8 @@
 // each variant of backend "llvm-cpu" holds one relocatable ELF object
 // (`objects([#hal.executable.object<{data = ...}>])`) that defines, for
 // every `hal.executable.export @name`, the KernelABI.h entry point `name`
-// (docs/pipeline.md §4).
+// (docs/pipeline.md §4); each "vulkan-spirv" variant holds one SPIR-V
+// module with a GLCompute entry point `name` per export.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "fleet/Codegen/CPUTarget.h"
 
 #include "fleet/Codegen/KernelCompiler.h"
+#include "fleet/Codegen/SPIRVKernelCompiler.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Threading.h"
@@ -36,6 +38,9 @@ namespace {
 
 /// The backend whose variants hold Fleet kernel objects (KernelABI.h).
 constexpr llvm::StringLiteral kBackend = "llvm-cpu";
+/// The backend whose variants hold SPIR-V (docs/kernel-abi.md "SPIR-V
+/// executables").
+constexpr llvm::StringLiteral kSPIRVBackend = "vulkan-spirv";
 
 struct Job {
   hal::ExecutableVariantOp variant;
@@ -75,27 +80,32 @@ struct SerializeExecutablesPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (!target.empty() && target != kBackend) {
+    if (!target.empty() && target != kBackend && target != kSPIRVBackend) {
       getOperation().emitError()
           << "hal-serialize-executables: target '" << target
-          << "' is not a backend Fleet compiles kernels for (only '"
-          << kBackend << "')";
+          << "' is not a backend Fleet compiles kernels for ('" << kBackend
+          << "', '" << kSPIRVBackend << "')";
       return signalPassFailure();
     }
     std::vector<Job> jobs;
+    std::vector<hal::ExecutableVariantOp> spirvVariants;
     bool failedToPrepare = false;
     getOperation().walk([&](hal::ExecutableVariantOp variant) {
       ModuleOp module = variant.getInnerModule();
       if (!module)
         return;
-      if (variant.getTarget().getBackend().getValue() != kBackend) {
-        // target=llvm-cpu: the other backends' variants are not ours.
-        if (!target.empty())
-          return;
+      StringRef backend = variant.getTarget().getBackend().getValue();
+      if (!target.empty() && backend != target)
+        return; // Another backend's variants are not ours.
+      if (backend == kSPIRVBackend) {
+        spirvVariants.push_back(variant);
+        return;
+      }
+      if (backend != kBackend) {
         variant.emitOpError("has target backend ")
             << variant.getTarget().getBackend()
             << "; hal-serialize-executables compiles only '" << kBackend
-            << "' variants";
+            << "' and '" << kSPIRVBackend << "' variants";
         failedToPrepare = true;
         return;
       }
@@ -122,6 +132,11 @@ struct SerializeExecutablesPass
     if (failedToPrepare)
       return signalPassFailure();
 
+    bool failedToCompile = false;
+    for (hal::ExecutableVariantOp variant : spirvVariants)
+      if (failed(serializeSPIRV(variant)))
+        failedToCompile = true;
+
     // Each compilation has its own context (KernelCompiler.h).
     bool dump = !dumpIntermediatesPath.empty();
     (void)failableParallelForEach(&getContext(), jobs, [&](Job &job) {
@@ -139,7 +154,6 @@ struct SerializeExecutablesPass
       return success();
     });
 
-    bool failedToCompile = false;
     for (Job &job : jobs) {
       if (!job.object) {
         job.variant.emitOpError("kernel compilation failed: ") << job.error;
@@ -152,21 +166,49 @@ struct SerializeExecutablesPass
                  << job.variant.getSymName() << ": " << job.object->bytes.size()
                  << " bytes, MLIR " << job.object->mlirMillis << " ms, LLVM "
                  << job.object->llvmMillis << " ms\n");
-      MLIRContext *context = &getContext();
-      auto type = VectorType::get(
-          {static_cast<int64_t>(job.object->bytes.size())},
-          IntegerType::get(context, 8));
-      ArrayRef<char> raw(reinterpret_cast<const char *>(job.object->bytes.data()),
-                         job.object->bytes.size());
-      auto data = cast<DenseIntElementsAttr>(
-          DenseElementsAttr::getFromRawBuffer(type, raw));
-      auto objectAttr =
-          hal::ExecutableObjectAttr::get(context, StringAttr(), data);
-      job.variant.setObjectsAttr(ArrayAttr::get(context, {objectAttr}));
+      setObject(job.variant, job.object->bytes);
       job.module.erase();
     }
     if (failedToCompile)
       signalPassFailure();
+  }
+
+  /// Replaces `variant`'s module by the object `bytes`.
+  void setObject(hal::ExecutableVariantOp variant, ArrayRef<uint8_t> bytes) {
+    MLIRContext *context = &getContext();
+    auto type = VectorType::get({static_cast<int64_t>(bytes.size())},
+                                IntegerType::get(context, 8));
+    ArrayRef<char> raw(reinterpret_cast<const char *>(bytes.data()),
+                       bytes.size());
+    auto data =
+        cast<DenseIntElementsAttr>(DenseElementsAttr::getFromRawBuffer(type, raw));
+    auto objectAttr = hal::ExecutableObjectAttr::get(context, StringAttr(), data);
+    variant.setObjectsAttr(ArrayAttr::get(context, {objectAttr}));
+  }
+
+  /// Compiles a vulkan-spirv variant to one SPIR-V module
+  /// (SPIRVKernelCompiler.h) in this context, on a copy of its module.
+  LogicalResult serializeSPIRV(hal::ExecutableVariantOp variant) {
+    ModuleOp module = variant.getInnerModule();
+    codegen::SPIRVKernelOptions options;
+    for (auto exportOp : variant.getBlock().getOps<hal::ExecutableExportOp>())
+      options.exports.push_back(exportOp.getSymName().str());
+    if (options.exports.empty())
+      return variant.emitOpError("has a kernel module but no exports");
+    llvm::Expected<codegen::SPIRVKernelObject> object =
+        codegen::compileSPIRVKernelModule(module, options);
+    if (!object)
+      return variant.emitOpError("SPIR-V kernel compilation failed: ")
+             << llvm::toString(object.takeError());
+    LLVM_DEBUG(llvm::dbgs() << variant.getSymName() << ": "
+                            << object->words.size() * 4
+                            << " bytes of SPIR-V\n");
+    setObject(variant,
+              ArrayRef<uint8_t>(
+                  reinterpret_cast<const uint8_t *>(object->words.data()),
+                  object->words.size() * 4));
+    module.erase();
+    return success();
   }
 };
 

@@ -575,8 +575,8 @@ int main(int argc, char **argv) {
                  "The function to run: NAME (in the module loaded last) or "
                  "MODULE.NAME");
   repeated("--device", deviceUris,
-           "A device: local-sync | local-task[?params] (repeatable; ordinal N "
-           "of backend 'local' is the N-th one)");
+           "A device: local-sync | local-task | vulkan[://N][?params] "
+           "(repeatable; ordinal N of a backend is the N-th one serving it)");
   app.add_option("--task_topology_group_count", taskTopologyGroupCount,
                  "Worker threads of each local-task device whose URI does not "
                  "say (default 1)");

@@ -137,11 +137,16 @@ def SerializeExecutablesPass
     }
     ```
 
+    A `vulkan-spirv` variant is compiled by the SPIR-V kernel compiler
+    (fleet/Codegen/SPIRVKernelCompiler.h) into one SPIR-V module with a
+    GLCompute entry point per export, stored the same way
+    (docs/kernel-abi.md "SPIR-V executables").
+
     A kernel the compiler cannot handle is an error on the variant naming
     the export and the reason. A variant of another backend is an error too,
-    unless `target=llvm-cpu` restricts the pass to llvm-cpu variants (as
-    IREE's per-backend serialization); then the others are left as they
-    are. With `dump-intermediates-path=DIR` each variant's LLVM IR, as
+    unless `target=llvm-cpu` (or `vulkan-spirv`) restricts the pass to that
+    backend's variants (as IREE's per-backend serialization); then the
+    others are left as they are. With `dump-intermediates-path=DIR` each variant's LLVM IR, as
     compiled to the object, is written to
     `DIR/<executable>_<variant>.codegen.ll`.
   }];
@@ -152,9 +157,9 @@ def SerializeExecutablesPass
            "or an LLVM CPU name such as `x86-64-v3` (default: the global "
            "--llvmcpu-target-cpu, itself `host` by default)">,
     Option<"target", "target", "std::string", /*default=*/"\"\"",
-           "Backend whose variants are serialized (llvm-cpu, Fleet's only "
-           "one); variants of other backends are then left alone. Empty: "
-           "every variant, which must be llvm-cpu">,
+           "Backend whose variants are serialized (llvm-cpu or "
+           "vulkan-spirv); variants of other backends are then left alone. "
+           "Empty: every variant, which must be one of those">,
     Option<"dumpIntermediatesPath", "dump-intermediates-path", "std::string",
            /*default=*/"\"\"",
            "Directory to write each variant's LLVM IR to "
@@ -176,7 +181,10 @@ def LinkExecutablesPass
     `fleet.kernel_libraries` with its target CPU, the CPU features the
     kernels may use, the kernel-ABI version and a checksum; each variant
     loses its `objects` and names its library and entry symbols instead
-    (runtime/include/fleet/runtime/hal/KernelLibrary.h):
+    (runtime/include/fleet/runtime/hal/KernelLibrary.h). A `vulkan-spirv`
+    variant's SPIR-V module needs no linking: it becomes a library of its
+    own (`spirv_<executable>_<variant>`, format `vulkan-spirv`, no CPU)
+    whose entry symbols are the export names:
 
     ```mlir
     module attributes {fleet.kernel_libraries = [{abi_version = 1 : i64,

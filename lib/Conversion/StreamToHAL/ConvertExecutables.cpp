@@ -2,9 +2,10 @@
 //
 // Each stream.executable becomes a hal.executable with one variant per
 // executable target among the devices that dispatch it (the first
-// `llvm-cpu`/`fleet-object-x86_64` target of each device global, which
-// kernel codegen compiles, KernelABI.h): `@fleet_object`, then
-// `@fleet_object_1`, ... in device declaration order. With several
+// `llvm-cpu`/`fleet-object-x86_64` target of each local device global, which
+// kernel codegen compiles, KernelABI.h; `vulkan-spirv` for a vulkan device):
+// `@fleet_object` (`@vulkan_spirv`), then `@fleet_object_1`, ... in device
+// declaration order. With several
 // variants each names the device globals it serves (`fleet.devices`), so
 // the runtime loads for a device the variant whose grid the host program
 // computes. Exports keep their names, get ordinals in declaration order and
@@ -71,18 +72,30 @@ DispatchDevices collectDispatchDevices(const ConversionState &state) {
   return devices;
 }
 
-/// The kernel target of a device: its first llvm-cpu executable target, or
-/// Fleet's CPU target without configuration (codegen then uses the global
-/// flags) when it declares none or is not a #hal.device.target.
+/// The kernel target of a device: for a vulkan device its vulkan-spirv
+/// target; otherwise its first llvm-cpu executable target, or Fleet's CPU
+/// target without configuration (codegen then uses the global flags) when it
+/// declares none or is not a #hal.device.target.
 hal::ExecutableTargetAttr getKernelTarget(MLIRContext *context,
                                           const hal::DeviceInfo *info) {
+  Builder b(context);
+  if (info && info->target &&
+      info->target.getDeviceID().getValue() == "vulkan") {
+    // Vulkan devices load SPIR-V (docs/kernel-abi.md "SPIR-V executables").
+    for (hal::ExecutableTargetAttr target :
+         info->target.getExecutableTargets())
+      if (target.getBackend().getValue() == "vulkan-spirv")
+        return target;
+    return hal::ExecutableTargetAttr::get(
+        context, b.getStringAttr("vulkan-spirv"),
+        b.getStringAttr("vulkan-spirv"), DictionaryAttr());
+  }
   if (info && info->target)
     for (hal::ExecutableTargetAttr target :
          info->target.getExecutableTargets())
       if (target.getBackend().getValue() == "llvm-cpu" &&
           target.getFormat().getValue() == "fleet-object-x86_64")
         return target;
-  Builder b(context);
   return hal::ExecutableTargetAttr::get(
       context, b.getStringAttr("llvm-cpu"),
       b.getStringAttr("fleet-object-x86_64"), DictionaryAttr());
@@ -204,7 +217,9 @@ LogicalResult convertExecutable(stream::ExecutableOp executable,
   ModuleOp inner = executable.getInnerModule();
   for (auto [index, entry] : llvm::enumerate(targets)) {
     auto &[target, users] = entry;
-    std::string name = "fleet_object";
+    std::string name = target.getBackend().getValue() == "vulkan-spirv"
+                           ? "vulkan_spirv"
+                           : "fleet_object";
     if (index)
       name += "_" + std::to_string(index);
     builder.setInsertionPointToEnd(&halExecutable.getBody().front());

@@ -33,7 +33,13 @@ struct DeviceSpec {
   std::optional<int64_t> ordinal;
 };
 
-/// Parses `local`, `NAME=local`, `NAME=local[N]` or `local[N]`.
+/// Fleet's device backends: "local" (CPU thread pools, llvm-cpu kernels) and
+/// "vulkan" (Vulkan devices, SPIR-V kernels; docs/devices.md).
+bool isKnownBackend(StringRef backend) {
+  return backend == "local" || backend == "vulkan";
+}
+
+/// Parses `local`, `NAME=local`, `NAME=local[N]` or `local[N]` (or vulkan).
 FailureOr<DeviceSpec> parseSpec(StringRef text, std::string &error) {
   DeviceSpec spec;
   StringRef target = text;
@@ -58,9 +64,9 @@ FailureOr<DeviceSpec> parseSpec(StringRef text, std::string &error) {
     target = target.take_front(open);
   }
   spec.backend = target.str();
-  if (spec.backend != "local") {
+  if (!isKnownBackend(spec.backend)) {
     error = "unknown device backend '" + spec.backend + "' in '" + text.str() +
-            "' (Fleet targets: local)";
+            "' (Fleet targets: local, vulkan)";
     return failure();
   }
   return spec;
@@ -71,10 +77,10 @@ FailureOr<DeviceSpec> parseSpec(StringRef text, std::string &error) {
 /// its default (e.g. every device at ordinal 0).
 static LogicalResult verifyTarget(util::GlobalOp global,
                                   DeviceTargetAttr target) {
-  if (target.getDeviceID().getValue() != "local")
+  if (!isKnownBackend(target.getDeviceID().getValue()))
     return global.emitError()
            << "unknown device backend '" << target.getDeviceID().getValue()
-           << "' (Fleet targets: local)";
+           << "' (Fleet targets: local, vulkan)";
   if (DictionaryAttr config = target.getConfiguration()) {
     for (NamedAttribute entry : config) {
       StringRef key = entry.getName().getValue();

@@ -3,10 +3,13 @@ kernels"): MLIR programs at odd sizes and their numpy references.
 
   ops.py gen FAMILY PREFIX     writes PREFIX.mlir and the .npy inputs and
                                expected outputs of every function
-  ops.py run PREFIX TOOLS      runs every function with fleet-run
+  ops.py run PREFIX TOOLS [URI...]
+                               runs every function with fleet-run
                                (PREFIX.fleet) against its expected output;
                                prints one line per function and exits 1 if
-                               one fails
+                               one fails. URIs: the --device flags instead
+                               of the local ones (test/Vulkan runs the
+                               module with device A on vulkan)
 
 Every family is built at the sizes 1, 7, 37 and 129 (none a multiple of a
 workgroup or register tile) in three variants: `unfused` (the op alone),
@@ -514,7 +517,7 @@ def gen(name, prefix):
         json.dump(manifest, f)
 
 
-def run(prefix, tools):
+def run(prefix, tools, uris=None):
     with open(prefix + ".json") as f:
         manifest = json.load(f)
     failed = 0
@@ -524,6 +527,8 @@ def run(prefix, tools):
         devices = ["--device=local-task", "--device=local-task"]
         if entry["devices"] == 2:
             devices = ["--device=local-sync", "--device=local-task"]
+        if uris:
+            devices = [f"--device={uri}" for uri in uris]
         cmd = [f"{tools}/fleet-run", f"--module={prefix}.fleet",
                f"--function={entry['function']}", *devices,
                *[f"--input=@{p}" for p in entry["inputs"]], f"--output=@{out}"]
@@ -551,6 +556,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "gen":
         gen(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "run":
-        sys.exit(run(sys.argv[2], sys.argv[3]))
+        sys.exit(run(sys.argv[2], sys.argv[3], sys.argv[4:]))
     else:
-        sys.exit(f"usage: {sys.argv[0]} gen FAMILY PREFIX | run PREFIX TOOLS")
+        sys.exit(f"usage: {sys.argv[0]} gen FAMILY PREFIX | run PREFIX TOOLS [URI...]")

@@ -1,0 +1,59 @@
+//===- SPIRVKernelCompiler.h - dispatch module to SPIR-V --------*- C++ -*-===//
+//
+// The Vulkan kernel compiler: one SPIR-V module (GLCompute entry points) for
+// the exports of a dispatch module (docs/kernels.md "Vulkan kernels").
+//
+// ABI of the generated shaders:
+// - binding i of a dispatch function (its i-th `!stream.binding` argument)
+//   is the storage buffer at descriptor set 0, binding i; the kernel applies
+//   its own `stream.binding.subspan` byte offsets;
+// - the primitive arguments are push constants: 32-bit words from offset 0,
+//   packed as for the CPU kernels (KernelABI.h; index/i64/f64 take two words,
+//   low word first);
+// - one Vulkan workgroup computes one Fleet workgroup tile;
+//   `stream.dispatch.workgroup.id/count` are the WorkgroupId/NumWorkgroups
+//   builtins.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_CODEGEN_SPIRVKERNELCOMPILER_H
+#define FLEET_CODEGEN_SPIRVKERNELCOMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fleet::codegen {
+
+struct SPIRVKernelOptions {
+  /// Dispatch function names to compile; each becomes a GLCompute entry
+  /// point of the same name. Empty: every public function with a body.
+  std::vector<std::string> exports;
+};
+
+struct SPIRVKernelObject {
+  /// One SPIR-V module (binary), all entry points.
+  std::vector<uint32_t> words;
+  /// Per export, in options order: the workgroup size (LocalSize) used.
+  std::vector<std::array<int64_t, 3>> workgroupSizes;
+  /// Per export, in options order: the number of 32-bit push-constant words
+  /// the entry point reads (0: no push-constant block).
+  std::vector<uint32_t> pushConstantWords;
+};
+
+/// Compiles (a private clone of) `module` -- a hal.executable.variant's inner
+/// module after codegen-configure-workgroups: each export a func.func in
+/// tensor form computing the tile of workgroup
+/// stream.dispatch.workgroup.id[0..2], with a fleet.codegen attribute -- to
+/// SPIR-V for Vulkan. The caller's module and context are not modified; the
+/// compilation runs in its own MLIRContext, so calls may run concurrently.
+llvm::Expected<SPIRVKernelObject>
+compileSPIRVKernelModule(mlir::ModuleOp module,
+                         const SPIRVKernelOptions &options);
+
+} // namespace fleet::codegen
+
+#endif // FLEET_CODEGEN_SPIRVKERNELCOMPILER_H
