@@ -207,6 +207,47 @@ void setWorkgroupCount(Region &region, Location loc,
   ReturnOpT::create(builder, loc, counts);
 }
 
+/// Loop iterations a vulkan-spirv workgroup tile may cost, estimated as
+/// below: the SPIR-V compiler unrolls innermost loops by 8 and refuses a
+/// kernel over the target's max_loop_iterations (65,535 by default), so
+/// tiles are sized to stay well under it.
+constexpr int64_t kSPIRVTileBudget = 40000;
+
+/// Halves the largest distributed tile of `tiles` until one tile of every
+/// linalg op of `func`, with the root's extents, costs at most `budget`
+/// iterations (elements / 8). A workgroup tile runs in one invocation on
+/// Vulkan (docs/kernels.md "Vulkan kernels"). Dynamic extents are left
+/// alone (the compiler checks what it can bound).
+void boundTileWork(func::FuncOp func, linalg::LinalgOp root,
+                   SmallVector<int64_t> &tiles, int64_t budget) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  if (tiles.empty() || tiles.size() != ranges.size() ||
+      llvm::any_of(ranges, ShapedType::isDynamic))
+    return;
+  int64_t ops = 0;
+  func.walk([&](linalg::LinalgOp) { ++ops; });
+  auto extent = [&](size_t i) {
+    return tiles[i] ? std::min(tiles[i], ranges[i]) : ranges[i];
+  };
+  while (true) {
+    int64_t work = std::max<int64_t>(ops, 1);
+    for (size_t i = 0; i < ranges.size(); ++i)
+      work *= extent(i);
+    if (work / 8 <= budget)
+      return;
+    std::optional<size_t> largest;
+    for (size_t i = 0; i < ranges.size(); ++i)
+      if (tiles[i] && extent(i) > 1 &&
+          (!largest || extent(i) > extent(*largest)))
+        largest = i;
+    if (!largest)
+      return; // The compiler names the kernel if it is still too large.
+    tiles[*largest] = (extent(*largest) + 1) / 2;
+    LLVM_DEBUG(llvm::dbgs() << "vulkan tile budget: loop " << *largest
+                            << " tile -> " << tiles[*largest] << "\n");
+  }
+}
+
 struct ConfigureWorkgroupsPass
     : public fleet::codegen::impl::ConfigureWorkgroupsPassBase<
           ConfigureWorkgroupsPass> {
@@ -261,7 +302,8 @@ struct ConfigureWorkgroupsPass
                    << target.l2Bytes << " bytes\n");
         for (auto exportOp : variant.getOps<hal::ExecutableExportOp>()) {
           FailureOr<std::optional<std::array<int64_t, 3>>> grid =
-              configureFunction(inner, exportOp.getSymName(), target);
+              configureFunction(inner, exportOp.getSymName(), target,
+                                spirv ? kSPIRVTileBudget : 0);
           if (failed(grid))
             return signalPassFailure();
           if (*grid)
@@ -277,7 +319,8 @@ struct ConfigureWorkgroupsPass
   /// grid, or nullopt when there is nothing to configure (no body, or
   /// configured before).
   FailureOr<std::optional<std::array<int64_t, 3>>>
-  configureFunction(ModuleOp inner, StringRef name, const CPUTarget &target) {
+  configureFunction(ModuleOp inner, StringRef name, const CPUTarget &target,
+                    int64_t tileBudget = 0) {
     auto func = inner.lookupSymbol<func::FuncOp>(name);
     if (!func || func.isExternal()) {
       LLVM_DEBUG(llvm::dbgs() << "skip " << name
@@ -298,6 +341,8 @@ struct ConfigureWorkgroupsPass
       config.kind = KernelKind::Generic;
     } else {
       config = selectKernelConfig(func, root, target);
+      if (tileBudget)
+        boundTileWork(func, root, config.workgroupTiles, tileBudget);
     }
     if (!config.workgroupTiles.empty()) {
       FailureOr<std::array<int64_t, 3>> distributed =

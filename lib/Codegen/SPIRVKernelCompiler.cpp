@@ -11,7 +11,7 @@
 // then bufferize (as the CPU path), lower linalg to loops, fold subviews
 // into loads and stores, linearize every access to a subspan into its 1-D
 // binding (SPIR-V cannot lower dynamic-stride memrefs), turn temporaries
-// into private (Function storage class) allocas, move each function into a
+// into workgroup (shared) memory variables, move each function into a
 // `gpu.func` kernel of one `gpu.module` and convert it with the upstream
 // GPU/math-to-SPIR-V passes. One invocation per workgroup computes the whole
 // tile (LocalSize 1x1x1).
@@ -21,6 +21,7 @@
 #include "fleet/Codegen/SPIRVKernelCompiler.h"
 
 #include "KernelCompilerInternal.h"
+#include "SPIRVKernelInternal.h"
 #include "fleet/Codegen/KernelCompiler.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -484,8 +485,14 @@ LogicalResult linearizeSubspan(UnrealizedConversionCastOp placeholder) {
   return success();
 }
 
-/// Temporaries: static allocations become private (Function storage class)
-/// variables at the function entry.
+/// Temporaries: static allocations become workgroup (shared) memory
+/// variables, allocated at the function entry. A workgroup is one
+/// invocation, so nothing else shares them. Not private (Function) arrays:
+/// lavapipe compiles each dynamically indexed access of a private array
+/// into code over all its elements, and a 27x37 row-group temporary made
+/// the shader compile for minutes.
+constexpr int64_t kMaxWorkgroupMemoryBytes = 16 << 10;
+
 LogicalResult privatizeAllocations(func::FuncOp func) {
   SmallVector<Operation *> allocations;
   func.walk([&](Operation *op) {
@@ -494,7 +501,8 @@ LogicalResult privatizeAllocations(func::FuncOp func) {
   });
   Block &entry = func.getBody().front();
   auto privateSpace = spirv::StorageClassAttr::get(
-      func.getContext(), spirv::StorageClass::Function);
+      func.getContext(), spirv::StorageClass::Workgroup);
+  int64_t bytes = 0;
   for (Operation *allocation : allocations) {
     auto type = cast<MemRefType>(allocation->getResult(0).getType());
     if (!type.hasStaticShape())
@@ -517,8 +525,15 @@ LogicalResult privatizeAllocations(func::FuncOp func) {
     auto privateType =
         MemRefType::get(type.getShape(), type.getElementType(),
                         MemRefLayoutAttrInterface(), privateSpace);
+    bytes += type.getNumElements() *
+             std::max<int64_t>(4, type.getElementTypeBitWidth() / 8);
+    if (bytes > kMaxWorkgroupMemoryBytes)
+      return allocation->emitOpError("needs more than ")
+             << kMaxWorkgroupMemoryBytes
+             << " bytes of temporaries in one workgroup (the Vulkan kernel "
+                "compiler keeps them in workgroup memory)";
     Value alloca =
-        memref::AllocaOp::create(builder, allocation->getLoc(), privateType);
+        memref::AllocOp::create(builder, allocation->getLoc(), privateType);
     allocation->getResult(0).replaceAllUsesWith(alloca);
     allocation->erase();
   }
@@ -647,6 +662,7 @@ compileSPIRVKernelModule(ModuleOp module, const SPIRVKernelOptions &options) {
 
   if (failed(bufferize(*copy)))
     return diagnostics.error("bufferization failed");
+  detail::boundDynamicAllocations(*copy);
   if (failed(lowerToLoops(*copy)))
     return diagnostics.error("lowering to loops failed");
   for (const std::string &name : exports) {
@@ -663,6 +679,28 @@ compileSPIRVKernelModule(ModuleOp module, const SPIRVKernelOptions &options) {
     if (failed(privatizeAllocations(func)))
       return diagnostics.error("export '" + name +
                                "': unsupported temporary buffer");
+    if (options.maxLoopIterations > 0) {
+      Operation *unbounded = nullptr;
+      FailureOr<int64_t> iterations =
+          detail::countLoopIterations(func, kUnrollFactor, unbounded);
+      if (failed(iterations) || *iterations > options.maxLoopIterations) {
+        if (getenv("FLEET_SPIRV_DUMP"))
+          llvm::errs() << "// over the loop budget: "
+                       << *func
+                       << "\n";
+        std::string count =
+            failed(iterations) ? std::string("an unbounded number of")
+                               : std::to_string(*iterations);
+        return makeError(
+            "export '" + name + "': one invocation would run " + count +
+            " loop iterations, more than the target's max_loop_iterations = " +
+            std::to_string(options.maxLoopIterations) +
+            " (Mesa's lavapipe stops a shader's loops there without an "
+            "error; set max_loop_iterations = 0 on the "
+            "#hal.executable.target<\"vulkan-spirv\", ...> of a device "
+            "without that limit; docs/kernels.md \"Vulkan kernels\")");
+      }
+    }
     if (failed(unrollInnermostLoops(func)))
       return diagnostics.error("export '" + name + "': unrolling failed");
   }

@@ -191,6 +191,10 @@ struct SerializeExecutablesPass
   LogicalResult serializeSPIRV(hal::ExecutableVariantOp variant) {
     ModuleOp module = variant.getInnerModule();
     codegen::SPIRVKernelOptions options;
+    options.maxLoopIterations = codegen::kDefaultMaxLoopIterations;
+    if (DictionaryAttr config = variant.getTarget().getConfiguration())
+      if (auto limit = config.getAs<IntegerAttr>("max_loop_iterations"))
+        options.maxLoopIterations = limit.getInt();
     for (auto exportOp : variant.getBlock().getOps<hal::ExecutableExportOp>())
       options.exports.push_back(exportOp.getSymName().str());
     if (options.exports.empty())

@@ -28,10 +28,20 @@
 
 namespace fleet::codegen {
 
+/// The vulkan-spirv target's default `max_loop_iterations`: lavapipe's
+/// limit (LP_MAX_TGSI_LOOP_ITERATIONS), the Vulkan device Fleet is tested on.
+constexpr int64_t kDefaultMaxLoopIterations = 65535;
+
 struct SPIRVKernelOptions {
   /// Dispatch function names to compile; each becomes a GLCompute entry
   /// point of the same name. Empty: every public function with a body.
   std::vector<std::string> exports;
+  /// Most loop back-edges one invocation may run (0: no limit). Mesa's
+  /// lavapipe ends a shader invocation's loops silently after 65,535 in
+  /// total, so a kernel that could run more is refused, naming the export,
+  /// rather than computing a wrong result there (docs/kernels.md "Vulkan
+  /// kernels"). The vulkan-spirv target's `max_loop_iterations` sets it.
+  int64_t maxLoopIterations = 0;
 };
 
 struct SPIRVKernelObject {

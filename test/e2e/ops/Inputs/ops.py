@@ -534,7 +534,7 @@ def run(prefix, tools, uris=None):
                *[f"--input=@{p}" for p in entry["inputs"]], f"--output=@{out}"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
-            print(f"{entry['function']}: FAIL fleet-run: {(r.stderr or r.stdout).strip().splitlines()[0][:300]}")
+            print(f"{entry['function']}: FAIL fleet-run (exit {r.returncode}): {(r.stderr or r.stdout).strip().splitlines()[0][:300]}")
             failed += 1
             continue
         actual, want = np.load(out), np.load(entry["expected"])

@@ -1,0 +1,202 @@
+//===- SPIRVKernelLimits.cpp - bounded temporaries and loop budgets -------===//
+//
+// A Vulkan workgroup tile runs in one invocation (SPIRVKernelCompiler.cpp),
+// so two limits of shaders matter: temporaries must have a static size
+// (private arrays), and Mesa's lavapipe ends an invocation's loops after
+// 65,535 back-edges in total without any error (gallivm's loop limiter,
+// LP_MAX_TGSI_LOOP_ITERATIONS), which would leave outputs unwritten.
+// Here: static upper bounds for tile-sized temporaries, and the loop count
+// that compileSPIRVKernelModule checks against the target's budget
+// (docs/kernels.md "Vulkan kernels").
+//
+//===----------------------------------------------------------------------===//
+
+#include "SPIRVKernelInternal.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "spirv-kernel-compiler"
+
+using namespace mlir;
+
+namespace fleet::codegen::detail {
+namespace {
+
+std::optional<int64_t> getLowerBound(Value value);
+
+/// The constant closed upper bound of index `value`, if there is one. The
+/// min/max of a partial tile (arith.minsi after lower-affine), which arith's
+/// ValueBoundsOpInterface models do not cover, is bounded here.
+std::optional<int64_t> getUpperBound(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(op)) {
+    std::optional<int64_t> a = getUpperBound(op->getOperand(0));
+    std::optional<int64_t> b = getUpperBound(op->getOperand(1));
+    if (a && b)
+      return std::min(*a, *b);
+    return a ? a : b;
+  }
+  if (isa_and_nonnull<arith::MaxSIOp, arith::MaxUIOp>(op)) {
+    std::optional<int64_t> a = getUpperBound(op->getOperand(0));
+    std::optional<int64_t> b = getUpperBound(op->getOperand(1));
+    if (a && b)
+      return std::max(*a, *b);
+    return std::nullopt;
+  }
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(value),
+      /*stopCondition=*/nullptr, /*closedUB=*/true);
+  if (failed(bound))
+    return std::nullopt;
+  return *bound;
+}
+
+std::optional<int64_t> getLowerBound(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<arith::MaxSIOp, arith::MaxUIOp>(op)) {
+    std::optional<int64_t> a = getLowerBound(op->getOperand(0));
+    std::optional<int64_t> b = getLowerBound(op->getOperand(1));
+    if (a && b)
+      return std::max(*a, *b);
+    return a ? a : b;
+  }
+  if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(op)) {
+    std::optional<int64_t> a = getLowerBound(op->getOperand(0));
+    std::optional<int64_t> b = getLowerBound(op->getOperand(1));
+    if (a && b)
+      return std::min(*a, *b);
+    return std::nullopt;
+  }
+  FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+      presburger::BoundType::LB, ValueBoundsConstraintSet::Variable(value),
+      /*stopCondition=*/nullptr);
+  if (failed(bound))
+    return std::nullopt;
+  return *bound;
+}
+
+/// Back-edges of the ops in `block` (see countLoopIterations).
+FailureOr<int64_t> countBlock(Block &block, int64_t unroll,
+                              Operation *&unbounded);
+
+FailureOr<int64_t> countOp(Operation &op, int64_t unroll,
+                           Operation *&unbounded) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    std::optional<int64_t> lower = getLowerBound(loop.getLowerBound());
+    std::optional<int64_t> upper = getUpperBound(loop.getUpperBound());
+    std::optional<int64_t> step = getLowerBound(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0) {
+      unbounded = loop;
+      return failure();
+    }
+    // The loop runs while iv < ub: at most ceil((max ub - min lb) / step).
+    int64_t trips =
+        *upper <= *lower ? 0 : (*upper - *lower + *step - 1) / *step;
+    FailureOr<int64_t> body = countBlock(*loop.getBody(), unroll, unbounded);
+    if (failed(body))
+      return failure();
+    bool innermost = true;
+    loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
+    if (innermost && unroll > 1)
+      // Unrolled by `unroll`: the main loop and an epilogue of the rest.
+      return (trips / unroll) * (1 + *body) +
+             std::min(trips, unroll - 1) * (1 + *body);
+    return trips * (1 + *body);
+  }
+  if (isa<scf::WhileOp>(op)) {
+    unbounded = &op;
+    return failure();
+  }
+  // scf.if and other region ops: the most expensive region.
+  int64_t most = 0;
+  for (Region &region : op.getRegions())
+    for (Block &block : region) {
+      FailureOr<int64_t> count = countBlock(block, unroll, unbounded);
+      if (failed(count))
+        return failure();
+      most = std::max(most, *count);
+    }
+  return most;
+}
+
+FailureOr<int64_t> countBlock(Block &block, int64_t unroll,
+                              Operation *&unbounded) {
+  int64_t total = 0;
+  for (Operation &op : block) {
+    FailureOr<int64_t> count = countOp(op, unroll, unbounded);
+    if (failed(count))
+      return failure();
+    total += *count;
+  }
+  return total;
+}
+
+} // namespace
+
+void boundDynamicAllocations(ModuleOp module) {
+  SmallVector<memref::AllocOp> allocations;
+  module.walk([&](memref::AllocOp alloc) {
+    if (!alloc.getType().hasStaticShape() &&
+        alloc.getType().getLayout().isIdentity())
+      allocations.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : allocations) {
+    MemRefType type = alloc.getType();
+    SmallVector<int64_t> shape(type.getShape());
+    SmallVector<OpFoldResult> sizes;
+    unsigned dynamic = 0;
+    bool bounded = true;
+    for (int64_t &size : shape) {
+      if (!ShapedType::isDynamic(size)) {
+        sizes.push_back(IntegerAttr::get(IndexType::get(module.getContext()),
+                                         size));
+        continue;
+      }
+      Value value = alloc.getDynamicSizes()[dynamic++];
+      std::optional<int64_t> bound = getUpperBound(value);
+      if (!bound || *bound <= 0) {
+        bounded = false;
+        break;
+      }
+      size = *bound;
+      sizes.push_back(value);
+    }
+    if (!bounded) {
+      LLVM_DEBUG(llvm::dbgs() << "no bound for " << alloc << "\n");
+      continue;
+    }
+    OpBuilder builder(alloc);
+    auto staticType = MemRefType::get(shape, type.getElementType(),
+                                      MemRefLayoutAttrInterface(),
+                                      type.getMemorySpace());
+    Value whole = memref::AllocOp::create(builder, alloc.getLoc(), staticType);
+    SmallVector<OpFoldResult> offsets(shape.size(), builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(shape.size(), builder.getIndexAttr(1));
+    Value view = memref::SubViewOp::create(builder, alloc.getLoc(), whole,
+                                           offsets, sizes, strides);
+    // The view's layout has the strides of the identity layout of `type`,
+    // so a cast gives the users the type they had.
+    Value cast = memref::CastOp::create(builder, alloc.getLoc(), type, view);
+    alloc.replaceAllUsesWith(cast);
+    alloc.erase();
+  }
+}
+
+FailureOr<int64_t> countLoopIterations(func::FuncOp func, int64_t unroll,
+                                       Operation *&unbounded) {
+  unbounded = nullptr;
+  int64_t total = 0;
+  for (Block &block : func.getBody()) {
+    FailureOr<int64_t> count = countBlock(block, unroll, unbounded);
+    if (failed(count))
+      return failure();
+    total += *count;
+  }
+  return total;
+}
+
+} // namespace fleet::codegen::detail
