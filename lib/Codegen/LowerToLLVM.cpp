@@ -18,6 +18,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -92,6 +93,10 @@ LogicalResult lowerVectorAndMath(ModuleOp module) {
   populateMathAlgebraicSimplificationPatterns(patterns);
   math::populateExpansionPatterns(patterns, {"fpowi"});
   populateMathPolynomialApproximationPatterns(patterns);
+  // f32 <-> bf16 as integer ops (round to nearest even): without
+  // AVX512-BF16 LLVM calls libgcc's __truncsfbf2, which Debian 12's libgcc
+  // lacks, so the kernel library would not load on such a CPU.
+  arith::populateExpandBFloat16Patterns(patterns);
   if (failed(applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("vector lowering did not converge");
   return success();
@@ -120,6 +125,18 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
   if (failed(runPipeline(module, dumpStream, buildBuffers)))
     return module.emitError("buffer and loop lowering failed");
 
+  // bf16 arithmetic in f32 (LLVM would promote it with __truncsfbf2 libcalls,
+  // missing from Debian 12's libgcc); the truncations left are expanded to
+  // integer ops in lowerVectorAndMath.
+  {
+    PassManager pm(module.getContext());
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = {"bf16"};
+    emulate.targetTypeStr = "f32";
+    pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+    if (failed(pm.run(module)))
+      return module.emitError("bf16 emulation failed");
+  }
   if (failed(lowerVectorAndMath(module)))
     return failure();
 

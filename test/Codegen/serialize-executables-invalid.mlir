@@ -2,7 +2,7 @@
 
 // Only llvm-cpu variants hold Fleet kernel objects.
 hal.executable private @wrong_backend {
-  // expected-error @+1 {{has target backend "vmvx"; hal-serialize-executables compiles only 'llvm-cpu' variants}}
+  // expected-error @+1 {{has target backend "vmvx"; hal-serialize-executables compiles only 'llvm-cpu' and 'vulkan-spirv' variants}}
   hal.executable.variant public @vm target(<"vmvx", "vmvx-bytecode-fb">) {
     hal.executable.export public @entry ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>)
     builtin.module {

@@ -10,7 +10,7 @@
 // CHECK: hal.executable.variant public @vm target(<"vmvx", "vmvx-bytecode-fb">) {
 // CHECK: builtin.module
 // CHECK: func.func @entry
-// ALL: error: 'hal.executable.variant' op has target backend "vmvx"; hal-serialize-executables compiles only 'llvm-cpu' variants
+// ALL: error: 'hal.executable.variant' op has target backend "vmvx"; hal-serialize-executables compiles only 'llvm-cpu' and 'vulkan-spirv' variants
 // OTHER: error: hal-serialize-executables: target 'vmvx' is not a backend Fleet compiles kernels for (only 'llvm-cpu')
 hal.executable private @mixed {
   hal.executable.variant public @x86 target(<"llvm-cpu", "fleet-object-x86_64">) {

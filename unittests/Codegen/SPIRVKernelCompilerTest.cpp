@@ -42,7 +42,8 @@ struct Compiled {
 
 /// Parses `source` (one stream.executable, any number of exports), runs
 /// codegen-configure-workgroups and compiles the inner module.
-llvm::Expected<Compiled> compile(const std::string &source) {
+llvm::Expected<Compiled> compile(const std::string &source,
+                                 int64_t maxLoopIterations = 0) {
   DialectRegistry registry;
   registerKernelInputDialects(registry);
   MLIRContext context(registry);
@@ -64,6 +65,7 @@ llvm::Expected<Compiled> compile(const std::string &source) {
   auto executable = *module->getOps<fleet::stream::ExecutableOp>().begin();
   Compiled compiled;
   SPIRVKernelOptions options;
+  options.maxLoopIterations = maxLoopIterations;
   for (auto exportOp : executable.getBody()
                            .front()
                            .getOps<fleet::stream::ExecutableExportOp>()) {
@@ -326,10 +328,48 @@ TEST(SPIRVKernelCompiler, Softmax) {
   auto compiled = compile(substitute(
       executable({{"softmax", "%a: !stream.binding, %o: !stream.binding",
                    kSoftmaxBody}}),
-      {{"$R", "100"}, {"$C", "77"}}));
+      {{"$R", "40"}, {"$C", "77"}}));
   ASSERT_COMPILED(compiled);
   EXPECT_VALID_SPIRV(*compiled);
 }
+
+TEST(SPIRVKernelCompiler, RefusesTemporariesBeyondWorkgroupMemory) {
+  // 100 x 77 f32 row-group temporaries in one workgroup: 30 KiB.
+  auto compiled = compile(substitute(
+      executable({{"softmax", "%a: !stream.binding, %o: !stream.binding",
+                   kSoftmaxBody}}),
+      {{"$R", "100"}, {"$C", "77"}}));
+  ASSERT_FALSE(static_cast<bool>(compiled));
+  std::string message = llvm::toString(compiled.takeError());
+  EXPECT_NE(message.find("bytes of temporaries in one workgroup"),
+            std::string::npos)
+      << message;
+}
+
+TEST(SPIRVKernelCompiler, RefusesKernelsOverTheLoopBudget) {
+  // lavapipe's silent loop limit, made small: the matmul tile needs more.
+  auto compiled = compile(
+      substitute(executable({{"matmul",
+                              "%a: !stream.binding, %b: !stream.binding, %o: "
+                              "!stream.binding",
+                              kMatmulBody}}),
+                 {{"$M", "37"}, {"$K", "65"}, {"$N", "129"}}),
+      /*maxLoopIterations=*/1000);
+  ASSERT_FALSE(static_cast<bool>(compiled));
+  std::string message = llvm::toString(compiled.takeError());
+  EXPECT_NE(message.find("more than the target's max_loop_iterations = 1000"),
+            std::string::npos)
+      << message;
+  // The default budget takes the same kernel.
+  EXPECT_TRUE(static_cast<bool>(compile(
+      substitute(executable({{"matmul",
+                              "%a: !stream.binding, %b: !stream.binding, %o: "
+                              "!stream.binding",
+                              kMatmulBody}}),
+                 {{"$M", "37"}, {"$K", "65"}, {"$N", "129"}}),
+      kDefaultMaxLoopIterations)));
+}
+
 
 TEST(SPIRVKernelCompiler, TwoExports) {
   auto compiled = compile(substitute(

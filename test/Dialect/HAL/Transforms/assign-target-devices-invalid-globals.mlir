@@ -16,11 +16,11 @@ util.global private @b = #hal.device.target<"local", {ordinal = "1"}> : !hal.dev
 
 // -----
 
-// expected-error @+1 {{unknown device backend 'llvm-cpu' (Fleet targets: local)}}
+// expected-error @+1 {{unknown device backend 'llvm-cpu' (Fleet targets: local, vulkan)}}
 util.global private @b = #hal.device.target<"llvm-cpu", {ordinal = 1 : index}> : !hal.device
 
 // -----
 
 // Candidates of a device selection are checked too.
-// expected-error @+1 {{unknown device backend 'cuda' (Fleet targets: local)}}
+// expected-error @+1 {{unknown device backend 'cuda' (Fleet targets: local, vulkan)}}
 util.global private @s = #hal.device.select<[#hal.device.target<"cuda"> : !hal.device, #hal.device.target<"local"> : !hal.device]> : !hal.device
