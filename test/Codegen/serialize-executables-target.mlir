@@ -3,7 +3,7 @@
 // RUN: not fleet-opt %s --hal-serialize-executables=target=vmvx 2>&1 | FileCheck %s --check-prefix=OTHER
 
 // target= (IREE's per-backend serialization) restricts the pass to the
-// variants of that backend, llvm-cpu being Fleet's only one: the vmvx variant
+// variants of that backend (llvm-cpu or vulkan-spirv): the vmvx variant
 // keeps its module, which without the option is an error.
 // CHECK-LABEL: hal.executable private @mixed
 // CHECK: hal.executable.variant public @x86 target(<"llvm-cpu", "fleet-object-x86_64">) objects([#hal.executable.object<{data = dense<"0x7F454C46
@@ -11,7 +11,7 @@
 // CHECK: builtin.module
 // CHECK: func.func @entry
 // ALL: error: 'hal.executable.variant' op has target backend "vmvx"; hal-serialize-executables compiles only 'llvm-cpu' and 'vulkan-spirv' variants
-// OTHER: error: hal-serialize-executables: target 'vmvx' is not a backend Fleet compiles kernels for (only 'llvm-cpu')
+// OTHER: error: hal-serialize-executables: target 'vmvx' is not a backend Fleet compiles kernels for ('llvm-cpu', 'vulkan-spirv')
 hal.executable private @mixed {
   hal.executable.variant public @x86 target(<"llvm-cpu", "fleet-object-x86_64">) {
     hal.executable.export public @entry ordinal(0) layout(#hal.pipeline.layout<bindings = [#hal.pipeline.binding<storage_buffer>]>) count(%device: !hal.device) -> (index, index, index) {
