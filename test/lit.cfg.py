@@ -83,6 +83,10 @@ if _vulkan_problem is None or (os.environ.get("CI") == "true" and
     config.environment["VK_ICD_FILENAMES"] = _lvp_icd
     config.environment["FLEET_VULKAN_VALIDATION"] = "1"
     config.environment["LP_NUM_THREADS"] = "2"
+    # No on-disk shader cache: each run compiles its pipelines afresh, so
+    # tests share no state through ~/.cache/mesa_shader_cache (two runs
+    # sharing it under load crashed one, SIGSEGV, twice in a dozen runs).
+    config.environment["MESA_SHADER_CACHE_DISABLE"] = "true"
     config.environment["XDG_RUNTIME_DIR"] = "/tmp"
     if _vulkan_problem:
         lit_config.warning(f"Vulkan: {_vulkan_problem}; with CI=true the "

@@ -107,27 +107,6 @@ double millisSince(Clock::time_point start) {
       .count();
 }
 
-/// Collects the diagnostics of the private context so errors are values.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diagnostic) {
-          llvm::raw_string_ostream os(messages);
-          os << "\n  " << diagnostic.getLocation() << ": " << diagnostic;
-          for (Diagnostic &note : diagnostic.getNotes())
-            os << "\n    note: " << note;
-          return success();
-        }) {}
-
-  llvm::Error error(const llvm::Twine &what) const {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   what + messages);
-  }
-
-private:
-  std::string messages;
-  ScopedDiagnosticHandler handler;
-};
 
 struct HostTarget {
   std::string triple, cpu, features;
@@ -240,7 +219,7 @@ compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
   context.loadAllAvailableDialects();
   // Errors name the op at fault; a dump of the op would be noise.
   context.printOpOnDiagnostic(false);
-  DiagnosticCollector diagnostics(&context);
+  detail::DiagnosticCollector diagnostics(&context);
   // Not verified here: a kernel module is valid only inside its executable
   // (stream.dispatch.workgroup.* check their container), and the module was
   // valid where it came from.

@@ -9,10 +9,43 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
 namespace fleet::codegen::detail {
+
+/// Collects the diagnostics of a compiler's private context so errors are
+/// values: error(what) is `prefix` + what + every diagnostic seen.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext *context,
+                               std::string prefix = "")
+      : prefix(std::move(prefix)),
+        handler(context, [this](mlir::Diagnostic &diagnostic) {
+          llvm::raw_string_ostream os(messages);
+          os << "\n  " << diagnostic.getLocation() << ": " << diagnostic;
+          for (mlir::Diagnostic &note : diagnostic.getNotes())
+            os << "\n    note: " << note;
+          return mlir::success();
+        }) {}
+
+  llvm::Error error(const llvm::Twine &what) const {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   prefix + what + messages);
+  }
+
+private:
+  std::string prefix;
+  std::string messages;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// One-shot bufferization of the kernel module as both kernel compilers do
+/// it: empty tensors eliminated first, function boundaries left alone,
+/// copies as linalg.copy.
+mlir::LogicalResult bufferizeKernelModule(mlir::ModuleOp module);
 
 /// What the runtime-facing entry point needs to know about one dispatch
 /// function after it was rewritten by prepareDispatchFunction.

@@ -57,22 +57,6 @@ LogicalResult runPipeline(ModuleOp module, llvm::raw_ostream *dumpStream,
   return pm.run(module);
 }
 
-LogicalResult bufferize(ModuleOp module) {
-  IRRewriter rewriter(module.getContext());
-  if (failed(bufferization::eliminateEmptyTensors(rewriter, module)))
-    return module.emitError("empty tensor elimination failed");
-  bufferization::OneShotBufferizationOptions options;
-  options.bufferizeFunctionBoundaries = false;
-  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
-                        Value to) -> LogicalResult {
-    linalg::CopyOp::create(b, loc, from, to);
-    return success();
-  };
-  bufferization::BufferizationState state;
-  if (failed(bufferization::runOneShotBufferize(module, options, state)))
-    return module.emitError("one-shot bufferization failed");
-  return success();
-}
 
 /// Vector and math lowerings that convert-vector-to-llvm does not choose
 /// for us.
@@ -106,7 +90,7 @@ LogicalResult lowerVectorAndMath(ModuleOp module) {
 
 LogicalResult lowerToLLVMDialect(ModuleOp module,
                                  llvm::raw_ostream *dumpStream) {
-  if (failed(bufferize(module)))
+  if (failed(bufferizeKernelModule(module)))
     return failure();
 
   auto buildBuffers = [](OpPassManager &buffers) {
@@ -166,6 +150,23 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
   };
   if (failed(runPipeline(module, dumpStream, buildLLVM)))
     return module.emitError("lowering to the LLVM dialect failed");
+  return success();
+}
+
+LogicalResult bufferizeKernelModule(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  if (failed(bufferization::eliminateEmptyTensors(rewriter, module)))
+    return module.emitError("empty tensor elimination failed");
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = false;
+  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                        Value to) -> LogicalResult {
+    linalg::CopyOp::create(b, loc, from, to);
+    return success();
+  };
+  bufferization::BufferizationState state;
+  if (failed(bufferization::runOneShotBufferize(module, options, state)))
+    return module.emitError("one-shot bufferization failed");
   return success();
 }
 

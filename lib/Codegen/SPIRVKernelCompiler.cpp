@@ -72,27 +72,6 @@ namespace {
 constexpr llvm::StringLiteral kSubspanAttr = "fleet.spirv.subspan";
 constexpr llvm::StringLiteral kErrorPrefix = "vulkan-spirv: ";
 
-/// Collects the diagnostics of the private context so errors are values.
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diagnostic) {
-          llvm::raw_string_ostream os(messages);
-          os << "\n  " << diagnostic.getLocation() << ": " << diagnostic;
-          for (Diagnostic &note : diagnostic.getNotes())
-            os << "\n    note: " << note;
-          return success();
-        }) {}
-
-  llvm::Error error(const llvm::Twine &what) const {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   kErrorPrefix + what + messages);
-  }
-
-private:
-  std::string messages;
-  ScopedDiagnosticHandler handler;
-};
 
 llvm::Error makeError(const llvm::Twine &what) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -345,22 +324,9 @@ LogicalResult prepareForBufferization(ModuleOp module) {
 }
 
 LogicalResult bufferize(ModuleOp module) {
-  IRRewriter rewriter(module.getContext());
   if (failed(prepareForBufferization(module)))
     return failure();
-  if (failed(bufferization::eliminateEmptyTensors(rewriter, module)))
-    return module.emitError("empty tensor elimination failed");
-  bufferization::OneShotBufferizationOptions options;
-  options.bufferizeFunctionBoundaries = false;
-  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
-                        Value to) -> LogicalResult {
-    linalg::CopyOp::create(b, loc, from, to);
-    return success();
-  };
-  bufferization::BufferizationState state;
-  if (failed(bufferization::runOneShotBufferize(module, options, state)))
-    return module.emitError("one-shot bufferization failed");
-  return success();
+  return detail::bufferizeKernelModule(module);
 }
 
 LogicalResult lowerToLoops(ModuleOp module) {
@@ -598,7 +564,7 @@ compileSPIRVKernelModule(ModuleOp module, const SPIRVKernelOptions &options) {
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
-  DiagnosticCollector diagnostics(&context);
+  detail::DiagnosticCollector diagnostics(&context, kErrorPrefix.str());
   OwningOpRef<ModuleOp> copy = parseSourceString<ModuleOp>(
       bytecode, ParserConfig(&context, /*verifyAfterParse=*/false));
   if (!copy)

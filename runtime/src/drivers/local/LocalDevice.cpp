@@ -215,10 +215,17 @@ void LocalDevice::complete(PendingOp *op) {
     if (op->next)
       op->next->prev = op->prev;
   }
+  if (!op->onHeap) {
+    noteRetired();
+    return;
+  }
+  // The op's resources go before waitIdle callers wake, so a host that
+  // waited for the device and then drops it normally holds the last
+  // reference: the device is destroyed on the host's thread, not on a
+  // worker racing with the process's exit (a Vulkan device's teardown).
+  Ref<Device> self(this);
+  delete op;
   noteRetired();
-  // Last: the op may hold the last reference to this device.
-  if (op->onHeap)
-    delete op;
 }
 
 //===----------------------------------------------------------------------===//
@@ -267,6 +274,16 @@ Status LocalDevice::copyBytes(const char *operation, Buffer &source,
   return Status();
 }
 
+const std::string *LocalDevice::singleDispatchName(const QueueOp &op) {
+  if (!op.extraCommandBuffers.empty() || !op.commandBuffer ||
+      op.commandBuffer->commands().size() != 1 ||
+      op.commandBuffer->dispatchCount() != 1)
+    return nullptr;
+  const RecordedCommand &command = op.commandBuffer->commands()[0];
+  return &op.commandBuffer->executable(command.executable)
+              .exportName(command.ordinal);
+}
+
 Status LocalDevice::execute(QueueOp &op, ExecutionInfo &info) {
   const char *operation = queueOpName(op.kind);
   switch (op.kind) {
@@ -303,15 +320,8 @@ Status LocalDevice::execute(QueueOp &op, ExecutionInfo &info) {
   case QueueOpKind::Barrier:
     return Status();
   case QueueOpKind::Execute: {
-    // Name the slice after the kernel when the submission is one dispatch.
-    if (info.tracer && op.extraCommandBuffers.empty() && op.commandBuffer &&
-        op.commandBuffer->commands().size() == 1 &&
-        op.commandBuffer->dispatchCount() == 1) {
-      const RecordedCommand &command = op.commandBuffer->commands()[0];
-      info.exportName =
-          &op.commandBuffer->executable(command.executable).exportName(
-              command.ordinal);
-    }
+    if (info.tracer)
+      info.exportName = singleDispatchName(op);
     Status status;
     op.forEachCommandBuffer([&](const CommandBuffer &commands) {
       if (status.ok())

@@ -113,6 +113,9 @@ protected:
   /// signal fence. Local devices touch host memory here; the Vulkan driver
   /// records, submits and waits for a command buffer.
   virtual Status execute(QueueOp &op, ExecutionInfo &info);
+  /// The export an execute op runs when it is one dispatch (its trace slice
+  /// is named after it), else null.
+  static const std::string *singleDispatchName(const QueueOp &op);
   Status copyBytes(const char *operation, Buffer &source, uint64_t sourceOffset,
                    Buffer &target, uint64_t targetOffset, uint64_t length,
                    ExecutionInfo &info);

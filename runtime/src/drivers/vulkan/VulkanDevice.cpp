@@ -392,8 +392,7 @@ Status VulkanDevice::execute(QueueOp &op, ExecutionInfo &info) {
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   vkBeginCommandBuffer(commands, &begin);
   fullBarrier(commands, kDeviceStages, kDeviceAccess);
-  bool recorded = false;
-  Status status = record(op, commands, info, recorded);
+  Status status = record(op, commands, info);
   fullBarrier(commands, VK_PIPELINE_STAGE_HOST_BIT,
               VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT);
   VkResult ended = vkEndCommandBuffer(commands);
@@ -410,7 +409,7 @@ Status VulkanDevice::execute(QueueOp &op, ExecutionInfo &info) {
 }
 
 Status VulkanDevice::record(QueueOp &op, VkCommandBuffer commands,
-                            ExecutionInfo &info, bool &recorded) {
+                            ExecutionInfo &info) {
   switch (op.kind) {
   case QueueOpKind::Copy: {
     VkBufferCopy region{op.sourceOffset, op.targetOffset, op.length};
@@ -436,14 +435,8 @@ Status VulkanDevice::record(QueueOp &op, VkCommandBuffer commands,
     info.bytes = op.length;
     break;
   case QueueOpKind::Execute: {
-    if (info.tracer && op.extraCommandBuffers.empty() && op.commandBuffer &&
-        op.commandBuffer->commands().size() == 1 &&
-        op.commandBuffer->dispatchCount() == 1) {
-      const RecordedCommand &command = op.commandBuffer->commands()[0];
-      info.exportName =
-          &op.commandBuffer->executable(command.executable).exportName(
-              command.ordinal);
-    }
+    if (info.tracer)
+      info.exportName = singleDispatchName(op);
     Status status;
     op.forEachCommandBuffer([&](const CommandBuffer &buffer) {
       if (status.ok())
@@ -454,7 +447,6 @@ Status VulkanDevice::record(QueueOp &op, VkCommandBuffer commands,
   default:
     break;
   }
-  recorded = true;
   return Status();
 }
 

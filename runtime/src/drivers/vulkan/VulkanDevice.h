@@ -104,10 +104,9 @@ private:
   const VulkanBuffer *ownBuffer(const Buffer &buffer) const;
   StatusOr<SubmitContext *> takeContext();
   void returnContext(SubmitContext *context);
-  /// Records `op` into `commands`; `hostSide` collects what runs on the
-  /// host after the submission (copies with memory of other devices).
-  Status record(QueueOp &op, VkCommandBuffer commands, ExecutionInfo &info,
-                bool &recorded);
+  /// Records `op` (a copy, fill or update of own buffers, or an execute)
+  /// into `commands`.
+  Status record(QueueOp &op, VkCommandBuffer commands, ExecutionInfo &info);
   Status recordCommandBuffer(const QueueOp &op, const CommandBuffer &commands,
                              VkCommandBuffer target, ExecutionInfo &info);
   Status submitAndWait(SubmitContext &context, const char *operation);

@@ -537,6 +537,10 @@ def run(prefix, tools, uris=None):
             print(f"{entry['function']}: FAIL fleet-run (exit {r.returncode}): {(r.stderr or r.stdout).strip().splitlines()[0][:300]}")
             failed += 1
             continue
+        if "vulkan validation" in r.stderr:
+            print(f"{entry['function']}: FAIL validation layer: {r.stderr.strip().splitlines()[0][:300]}")
+            failed += 1
+            continue
         actual, want = np.load(out), np.load(entry["expected"])
         if actual.shape != want.shape or actual.dtype != want.dtype:
             print(f"{entry['function']}: FAIL {actual.dtype}{actual.shape} vs {want.dtype}{want.shape}")
