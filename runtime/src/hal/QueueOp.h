@@ -59,6 +59,18 @@ struct QueueOp {
   std::vector<BindingRef> bindingTable;
   std::vector<Ref<Buffer>> bindingTableBuffers;
 
+  /// A command's operand with a binding-table slot replaced by its entry:
+  /// the buffer, the entry's offset plus the operand's, and the length
+  /// (kWholeBuffer of a slot: the rest of the entry).
+  BindingRef resolve(const BindingRef &ref) const {
+    if (ref.buffer)
+      return ref;
+    const BindingRef &entry = bindingTable[ref.slot];
+    return BindingRef{entry.buffer, 0, entry.offset + ref.offset,
+                      ref.length == kWholeBuffer ? entry.length - ref.offset
+                                                 : ref.length};
+  }
+
   template <typename Fn> void forEachCommandBuffer(Fn fn) const {
     if (commandBuffer)
       fn(*commandBuffer);

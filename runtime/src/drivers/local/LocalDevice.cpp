@@ -358,17 +358,11 @@ Status LocalDevice::executeCommandBuffer(const QueueOp &op,
     Buffer *buffers[2] = {nullptr, nullptr};
     uint64_t offsets[2] = {0, 0};
     for (uint32_t b = 0; b < command.bindingCount; ++b) {
-      const BindingRef &ref = commands.bindings()[command.firstBinding + b];
-      Buffer *buffer = ref.buffer;
-      uint64_t offset = ref.offset;
-      uint64_t length = ref.length;
-      if (!buffer) {
-        const BindingRef &entry = op.bindingTable[ref.slot];
-        buffer = entry.buffer;
-        offset = entry.offset + ref.offset;
-        if (length == kWholeBuffer)
-          length = entry.length - ref.offset;
-      }
+      BindingRef resolved =
+          op.resolve(commands.bindings()[command.firstBinding + b]);
+      Buffer *buffer = resolved.buffer;
+      uint64_t offset = resolved.offset;
+      uint64_t length = resolved.length;
       uint8_t *base = buffer->storage();
       if (!base) {
         std::string role = "binding " + std::to_string(b);

@@ -465,18 +465,11 @@ Status VulkanDevice::recordCommandBuffer(const QueueOp &op,
     // Resolve operands to this device's VkBuffers.
     infos.resize(command.bindingCount);
     for (uint32_t b = 0; b < command.bindingCount; ++b) {
-      const BindingRef &ref =
-          recordedCommands.bindings()[command.firstBinding + b];
-      Buffer *buffer = ref.buffer;
-      uint64_t offset = ref.offset;
-      uint64_t length = ref.length;
-      if (!buffer) {
-        const BindingRef &entry = op.bindingTable[ref.slot];
-        buffer = entry.buffer;
-        offset = entry.offset + ref.offset;
-        if (length == kWholeBuffer)
-          length = entry.length - ref.offset;
-      }
+      BindingRef resolved =
+          op.resolve(recordedCommands.bindings()[command.firstBinding + b]);
+      Buffer *buffer = resolved.buffer;
+      uint64_t offset = resolved.offset;
+      uint64_t length = resolved.length;
       if (length == kWholeBuffer)
         length = buffer->byteSize() - offset;
       std::string role = command.kind == CommandKind::Dispatch
