@@ -10,25 +10,136 @@ host cost on vulkan (instructions, callgrind) vs local-task").
        lavapipe's command recording and its execution of the 64-invocation
        abs kernel (the driver test's abs.spv). The note adds wall time per
        dispatch of 2,000 chained dispatches on each. Reported, no goal.
+  VKK  kernel speed from sharing a workgroup tile over invocations: a
+       256x256x256 matmul and a 256x1024 softmax compiled for vulkan with
+       the default workgroup_size (64 invocations) and with
+       workgroup_size = 1, each run by fleet-run (one warm-up call, the
+       measured call's makespan from its trace, checked against numpy),
+       best of 3 alternating; the ratio is time(1) / time(64) of the
+       matmul, the note has both programs. Reported, no goal.
 Runs on Mesa's lavapipe (VK_ICD_FILENAMES pinned, LP_NUM_THREADS=2), under
 /tmp/fleet-build.lock.
 """
 import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
 
 LVP_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 
 
 def rows(Row):
     return [Row("VKD", "instructions per dispatch, vulkan / local-task",
-                "report", None)]
+                "report", None),
+            Row("VKK", "vulkan kernel speed, 64 invocations / 1", "report",
+                None)]
 
 
 def measure(build, rows, tools):
-    row = rows.get("VKD")
-    if row is None:
+    if not os.path.exists(LVP_ICD):
+        for row in rows.values():
+            row.note = (f"{LVP_ICD} missing (scripts/bootstrap installs "
+                        "lavapipe)")
         return
+    os.environ.update(VK_ICD_FILENAMES=LVP_ICD, LP_NUM_THREADS="2",
+                      XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR",
+                                                     "/tmp"))
+    if "VKD" in rows:
+        dispatch_cost(build, rows["VKD"], tools)
+    if "VKK" in rows:
+        kernel_speed(build, rows["VKK"], tools)
+
+
+DEVICE = ('#hal.device.target<"vulkan", {ordinal = 0 : index}'
+          '{targets}>')
+MATMUL = """
+util.global private @device = DEVICE : !hal.device
+func.func @main(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+"""
+SOFTMAX = """
+util.global private @device = DEVICE : !hal.device
+func.func @main(%x: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %e = tensor.empty() : tensor<256x1024xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<256x1024xf32>) outs(%e : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  return %r : tensor<256x1024xf32>
+}
+"""
+
+
+def kernel_speed(build, row, tools):
+    sys.path.insert(0, os.path.join(tools["ROOT"], "bench"))
+    import trace_report
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((256, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 256)).astype(np.float32)
+    x = rng.standard_normal((256, 1024)).astype(np.float32)
+    shifted = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    programs = {
+        "matmul": (MATMUL, [a, b], (a.astype(np.float64) @ b), 1e-3),
+        "softmax": (SOFTMAX, [x], shifted / shifted.sum(1, keepdims=True),
+                    1e-5),
+    }
+    sizes = {64: "", 1: ', [#hal.executable.target<"vulkan-spirv", '
+             '"vulkan-spirv", {workgroup_size = 1 : i64}>]'}
+    best = {}
+    with tempfile.TemporaryDirectory(prefix="fleet-vkk-") as work:
+        runs = []
+        for name, (source, inputs, expected, threshold) in programs.items():
+            args = []
+            for i, array in enumerate(inputs):
+                path = os.path.join(work, f"{name}.in{i}.npy")
+                np.save(path, array)
+                args.append(f"--input=@{path}")
+            out = os.path.join(work, f"{name}.out.npy")
+            np.save(out, expected.astype(np.float32))
+            for size, targets in sizes.items():
+                mlir = os.path.join(work, f"{name}{size}.mlir")
+                with open(mlir, "w") as f:
+                    f.write(source.replace(
+                        "DEVICE", DEVICE.replace("{targets}", targets)))
+                artifact = mlir[:-5] + ".fleet"
+                r = subprocess.run([os.path.join(build, "bin",
+                                                 "fleet-compile"), mlir,
+                                    "-o", artifact],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    row.note = f"fleet-compile {name}: {r.stderr[-120:]}"
+                    return
+                runs.append((name, size, [
+                    os.path.join(build, "bin", "fleet-run"),
+                    f"--module={artifact}", "--function=main",
+                    "--device=vulkan", *args, f"--expected_output=@{out}",
+                    f"--expected_f32_threshold={threshold:g}",
+                    "--warmup_runs=1",
+                    f"--trace={artifact[:-6]}.json"]))
+        for _ in range(3):
+            for name, size, command in runs:
+                code, text = tools["capture"](tools["locked"](command))
+                if code != 0 or "[SUCCESS]" not in text:
+                    row.note = f"fleet-run {name} ({size}): {text[-120:]}"
+                    return
+                trace = command[-1].split("=", 1)[1]
+                ms = trace_report.analyze(trace)["makespan_us"] / 1000
+                best[name, size] = min(best.get((name, size), 1e30), ms)
+    ratio = best["matmul", 1] / best["matmul", 64]
+    row.set(ratio, f"{ratio:.1f}x",
+            "; ".join(f"{name} {best[name, 1]:.1f} ms with 1 invocation, "
+                      f"{best[name, 64]:.1f} ms with 64"
+                      for name in programs) +
+            " (lavapipe, LP_NUM_THREADS=2)")
+
+
+def dispatch_cost(build, row, tools):
     bench = os.path.join(build, "bench", "runtime", "fleet-runtime-bench")
     if not os.path.exists(bench):
         row.note = f"{bench} not built"
@@ -36,12 +147,6 @@ def measure(build, rows, tools):
     if not shutil.which("valgrind"):
         row.note = "valgrind not installed"
         return
-    if not os.path.exists(LVP_ICD):
-        row.note = f"{LVP_ICD} missing (scripts/bootstrap installs lavapipe)"
-        return
-    os.environ.update(VK_ICD_FILENAMES=LVP_ICD, LP_NUM_THREADS="2",
-                      XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR",
-                                                     "/tmp"))
 
     def count(device, n):
         code, out = tools["capture"](tools["locked"]([

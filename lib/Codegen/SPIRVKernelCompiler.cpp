@@ -13,8 +13,8 @@
 // binding (SPIR-V cannot lower dynamic-stride memrefs), turn temporaries
 // into workgroup (shared) memory variables, move each function into a
 // `gpu.func` kernel of one `gpu.module` and convert it with the upstream
-// GPU/math-to-SPIR-V passes. One invocation per workgroup computes the whole
-// tile (LocalSize 1x1x1).
+// GPU/math-to-SPIR-V passes. The invocations of a workgroup share its tile
+// (SPIRVKernelDistribution.cpp; LocalSize options.invocations x 1 x 1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -333,7 +333,7 @@ LogicalResult lowerToLoops(ModuleOp module) {
   PassManager pm(module.getContext());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
@@ -452,8 +452,9 @@ LogicalResult linearizeSubspan(UnrealizedConversionCastOp placeholder) {
 }
 
 /// Temporaries: static allocations become workgroup (shared) memory
-/// variables, allocated at the function entry. A workgroup is one
-/// invocation, so nothing else shares them. Not private (Function) arrays:
+/// variables, allocated at the function entry, shared by the workgroup's
+/// invocations (barriers order their loop nests). Not private (Function)
+/// arrays:
 /// lavapipe compiles each dynamically indexed access of a private array
 /// into code over all its elements, and a 27x37 row-group temporary made
 /// the shader compile for minutes.
@@ -618,7 +619,7 @@ compileSPIRVKernelModule(ModuleOp module, const SPIRVKernelOptions &options) {
     detail::makeIntegerDivisionTotal(func);
     bindingCounts.push_back(bindingCount);
     object.pushConstantWords.push_back(*words);
-    object.workgroupSizes.push_back({1, 1, 1});
+    object.workgroupSizes.push_back({options.invocations, 1, 1});
   }
   // Functions no export needs.
   for (auto func : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
@@ -645,6 +646,9 @@ compileSPIRVKernelModule(ModuleOp module, const SPIRVKernelOptions &options) {
     if (failed(privatizeAllocations(func)))
       return diagnostics.error("export '" + name +
                                "': unsupported temporary buffer");
+    if (failed(detail::distributeToInvocations(func, options.invocations)))
+      return diagnostics.error("export '" + name +
+                               "': cannot distribute over invocations");
     if (options.maxLoopIterations > 0) {
       Operation *unbounded = nullptr;
       FailureOr<int64_t> iterations =
@@ -690,7 +694,8 @@ compileSPIRVKernelModule(ModuleOp module, const SPIRVKernelOptions &options) {
   for (auto [name, bindingCount, words] :
        llvm::zip(exports, bindingCounts, object.pushConstantWords)) {
     auto func = copy->lookupSymbol<func::FuncOp>(name);
-    moveToKernel(func, gpuModule, bindingCount, words, {1, 1, 1});
+    moveToKernel(func, gpuModule, bindingCount, words,
+                 {static_cast<int32_t>(options.invocations), 1, 1});
   }
   // FLEET_SPIRV_DUMP=1: the kernels before the conversion (debugging).
   if (getenv("FLEET_SPIRV_DUMP"))
@@ -715,6 +720,13 @@ compileSPIRVKernelModule(ModuleOp module, const SPIRVKernelOptions &options) {
     spvModule = candidate;
   if (!spvModule)
     return diagnostics.error("the conversion produced no spirv.module");
+  // The barriers between loop nests order storage-buffer accesses too
+  // (gpu.barrier converts to workgroup-memory semantics only).
+  spvModule.walk([](spirv::ControlBarrierOp barrier) {
+    barrier.setMemorySemantics(spirv::MemorySemantics::AcquireRelease |
+                               spirv::MemorySemantics::WorkgroupMemory |
+                               spirv::MemorySemantics::UniformMemory);
+  });
   // Push constants have no descriptor (VUID-StandaloneSpirv-PushConstant).
   spvModule.walk([](spirv::GlobalVariableOp global) {
     auto pointer = dyn_cast<spirv::PointerType>(global.getType());

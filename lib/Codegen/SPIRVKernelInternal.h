@@ -1,7 +1,8 @@
 //===- SPIRVKernelInternal.h - steps of the SPIR-V kernel compiler -*- C++ -*-===//
 //
 // Internal to lib/Codegen: steps compileSPIRVKernelModule runs on its
-// private copy of the dispatch module (SPIRVKernelLimits.cpp).
+// private copy of the dispatch module (SPIRVKernelLimits.cpp,
+// SPIRVKernelDistribution.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_LIB_CODEGEN_SPIRVKERNELINTERNAL_H
@@ -28,6 +29,12 @@ void boundDynamicAllocations(mlir::ModuleOp module);
 mlir::FailureOr<int64_t> countLoopIterations(mlir::func::FuncOp func,
                                              int64_t unroll,
                                              mlir::Operation *&unbounded);
+
+/// Shares the work of `func` (in loops, linalg's parallel dimensions as
+/// `scf.parallel`) among the `invocations` invocations of a workgroup, with
+/// workgroup barriers between loop nests (SPIRVKernelDistribution.cpp).
+mlir::LogicalResult distributeToInvocations(mlir::func::FuncOp func,
+                                            int64_t invocations);
 
 } // namespace fleet::codegen::detail
 

@@ -27,26 +27,65 @@ namespace fleet::codegen::detail {
 namespace {
 
 std::optional<int64_t> getLowerBound(Value value);
+std::optional<int64_t> getUpperBound(Value value);
 
-/// The constant closed upper bound of index `value`, if there is one. The
-/// min/max of a partial tile (arith.minsi after lower-affine), which arith's
-/// ValueBoundsOpInterface models do not cover, is bounded here.
-std::optional<int64_t> getUpperBound(Value value) {
-  Operation *op = value.getDefiningOp();
-  if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(op)) {
-    std::optional<int64_t> a = getUpperBound(op->getOperand(0));
-    std::optional<int64_t> b = getUpperBound(op->getOperand(1));
+/// Bounds of index arithmetic that arith's ValueBoundsOpInterface models do
+/// not cover: the min/max of a partial tile (arith.minsi after
+/// lower-affine), and the products and ceiling divisions of trip counts
+/// that the distribution over invocations builds from them
+/// (SPIRVKernelDistribution.cpp), by interval arithmetic on non-negative
+/// operands. `upper` selects the closed upper bound, else the lower one.
+std::optional<int64_t> getArithBound(Operation *op, bool upper) {
+  auto bound = [&](Value v, bool up) {
+    return up ? getUpperBound(v) : getLowerBound(v);
+  };
+  if (!op || op->getNumOperands() != 2)
+    return std::nullopt;
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (isa<arith::MinSIOp, arith::MinUIOp, arith::MaxSIOp, arith::MaxUIOp>(
+          op)) {
+    bool isMin = isa<arith::MinSIOp, arith::MinUIOp>(op);
+    std::optional<int64_t> a = bound(lhs, upper), b = bound(rhs, upper);
     if (a && b)
-      return std::min(*a, *b);
-    return a ? a : b;
-  }
-  if (isa_and_nonnull<arith::MaxSIOp, arith::MaxUIOp>(op)) {
-    std::optional<int64_t> a = getUpperBound(op->getOperand(0));
-    std::optional<int64_t> b = getUpperBound(op->getOperand(1));
-    if (a && b)
-      return std::max(*a, *b);
+      return isMin ? std::min(*a, *b) : std::max(*a, *b);
+    // min(a, b) <= a whatever b is, and max(a, b) >= a.
+    if (isMin == upper)
+      return a ? a : b;
     return std::nullopt;
   }
+  if (isa<arith::AddIOp>(op)) {
+    std::optional<int64_t> a = bound(lhs, upper), b = bound(rhs, upper);
+    return a && b ? std::optional<int64_t>(*a + *b) : std::nullopt;
+  }
+  if (isa<arith::SubIOp>(op)) {
+    std::optional<int64_t> a = bound(lhs, upper), b = bound(rhs, !upper);
+    return a && b ? std::optional<int64_t>(*a - *b) : std::nullopt;
+  }
+  // Products and quotients: only of non-negative operands.
+  std::optional<int64_t> lowA = getLowerBound(lhs), lowB = getLowerBound(rhs);
+  if (!lowA || !lowB || *lowA < 0 || *lowB < 0)
+    return std::nullopt;
+  if (isa<arith::MulIOp>(op)) {
+    if (!upper)
+      return *lowA * *lowB;
+    std::optional<int64_t> a = getUpperBound(lhs), b = getUpperBound(rhs);
+    return a && b ? std::optional<int64_t>(*a * *b) : std::nullopt;
+  }
+  if (isa<arith::CeilDivUIOp, arith::DivUIOp>(op)) {
+    bool ceil = isa<arith::CeilDivUIOp>(op);
+    std::optional<int64_t> a = bound(lhs, upper), b = bound(rhs, !upper);
+    if (!a || !b || *b <= 0)
+      return std::nullopt;
+    return ceil ? (*a + *b - 1) / *b : *a / *b;
+  }
+  return std::nullopt;
+}
+
+/// The constant closed upper bound of index `value`, if there is one.
+std::optional<int64_t> getUpperBound(Value value) {
+  if (std::optional<int64_t> bound =
+          getArithBound(value.getDefiningOp(), /*upper=*/true))
+    return bound;
   FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
       presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(value),
       /*stopCondition=*/nullptr, /*closedUB=*/true);
@@ -56,21 +95,9 @@ std::optional<int64_t> getUpperBound(Value value) {
 }
 
 std::optional<int64_t> getLowerBound(Value value) {
-  Operation *op = value.getDefiningOp();
-  if (isa_and_nonnull<arith::MaxSIOp, arith::MaxUIOp>(op)) {
-    std::optional<int64_t> a = getLowerBound(op->getOperand(0));
-    std::optional<int64_t> b = getLowerBound(op->getOperand(1));
-    if (a && b)
-      return std::max(*a, *b);
-    return a ? a : b;
-  }
-  if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(op)) {
-    std::optional<int64_t> a = getLowerBound(op->getOperand(0));
-    std::optional<int64_t> b = getLowerBound(op->getOperand(1));
-    if (a && b)
-      return std::min(*a, *b);
-    return std::nullopt;
-  }
+  if (std::optional<int64_t> bound =
+          getArithBound(value.getDefiningOp(), /*upper=*/false))
+    return bound;
   FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
       presburger::BoundType::LB, ValueBoundsConstraintSet::Variable(value),
       /*stopCondition=*/nullptr);

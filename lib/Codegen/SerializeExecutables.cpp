@@ -192,9 +192,18 @@ struct SerializeExecutablesPass
     ModuleOp module = variant.getInnerModule();
     codegen::SPIRVKernelOptions options;
     options.maxLoopIterations = codegen::kDefaultMaxLoopIterations;
-    if (DictionaryAttr config = variant.getTarget().getConfiguration())
+    if (DictionaryAttr config = variant.getTarget().getConfiguration()) {
       if (auto limit = config.getAs<IntegerAttr>("max_loop_iterations"))
         options.maxLoopIterations = limit.getInt();
+      if (auto size = config.getAs<IntegerAttr>("workgroup_size")) {
+        if (size.getInt() < 1 || size.getInt() > 128)
+          return variant.emitOpError("workgroup_size = ")
+                 << size.getInt()
+                 << " is outside [1, 128] (Vulkan guarantees 128 "
+                    "invocations per workgroup)";
+        options.invocations = size.getInt();
+      }
+    }
     for (auto exportOp : variant.getBlock().getOps<hal::ExecutableExportOp>())
       options.exports.push_back(exportOp.getSymName().str());
     if (options.exports.empty())

@@ -43,7 +43,8 @@ struct Compiled {
 /// Parses `source` (one stream.executable, any number of exports), runs
 /// codegen-configure-workgroups and compiles the inner module.
 llvm::Expected<Compiled> compile(const std::string &source,
-                                 int64_t maxLoopIterations = 0) {
+                                 int64_t maxLoopIterations = 0,
+                                 int64_t invocations = kDefaultInvocations) {
   DialectRegistry registry;
   registerKernelInputDialects(registry);
   MLIRContext context(registry);
@@ -66,6 +67,7 @@ llvm::Expected<Compiled> compile(const std::string &source,
   Compiled compiled;
   SPIRVKernelOptions options;
   options.maxLoopIterations = maxLoopIterations;
+  options.invocations = invocations;
   for (auto exportOp : executable.getBody()
                            .front()
                            .getOps<fleet::stream::ExecutableExportOp>()) {
@@ -105,51 +107,69 @@ llvm::Expected<Compiled> compile(const std::string &source,
   return compiled;
 }
 
-/// Runs spirv-val on `words`; "" when valid, else its output. Sets `skipped`
-/// when spirv-val is not installed.
-std::string validate(const std::vector<uint32_t> &words, bool &skipped) {
+/// Runs SPIRV-Tools' `toolName` on `words` with `flags`; returns its exit
+/// code and sets `output` to what it printed. Sets `skipped` when the tool
+/// is not installed.
+int runSpirvTool(llvm::StringRef toolName, llvm::ArrayRef<llvm::StringRef> flags,
+                 const std::vector<uint32_t> &words, std::string &output,
+                 bool &skipped) {
   skipped = false;
-  llvm::ErrorOr<std::string> tool = llvm::sys::findProgramByName("spirv-val");
+  llvm::ErrorOr<std::string> tool = llvm::sys::findProgramByName(toolName);
   if (!tool) {
     skipped = true;
-    return "";
+    return 0;
   }
   llvm::SmallString<128> spvPath, logPath;
   int fd;
-  if (llvm::sys::fs::createTemporaryFile("fleet-kernel", "spv", fd, spvPath))
-    return "cannot create a temporary file";
+  if (llvm::sys::fs::createTemporaryFile("fleet-kernel", "spv", fd, spvPath) ||
+      llvm::sys::fs::createTemporaryFile("fleet-kernel", "log", logPath)) {
+    output = "cannot create a temporary file";
+    return -1;
+  }
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os.write(reinterpret_cast<const char *>(words.data()), words.size() * 4);
   }
-  if (llvm::sys::fs::createTemporaryFile("fleet-kernel", "log", logPath))
-    return "cannot create a temporary file";
-  llvm::StringRef args[] = {*tool, "--target-env", "vulkan1.2", spvPath};
+  llvm::SmallVector<llvm::StringRef> args = {*tool};
+  args.append(flags.begin(), flags.end());
+  args.push_back(spvPath);
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
                                                 logPath.str()};
   int rc = llvm::sys::ExecuteAndWait(*tool, args, std::nullopt, redirects);
-  std::string log;
   if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
-    log = (*buffer)->getBuffer().str();
+    output = (*buffer)->getBuffer().str();
   llvm::sys::fs::remove(logPath);
-  if (rc == 0) {
+  if (rc == 0)
     llvm::sys::fs::remove(spvPath);
-    return "";
-  }
-  return "spirv-val failed (rc " + std::to_string(rc) + ") on " +
-         spvPath.str().str() + ":\n" + log;
+  else
+    output = "(module kept at " + spvPath.str().str() + ")\n" + output;
+  return rc;
 }
+
+/// Runs spirv-val on `words`; "" when valid, else its output. Sets `skipped`
+/// when spirv-val is not installed.
+std::string validate(const std::vector<uint32_t> &words, bool &skipped) {
+  std::string log;
+  int rc = runSpirvTool("spirv-val", {"--target-env", "vulkan1.2"}, words, log,
+                        skipped);
+  if (skipped || rc == 0)
+    return "";
+  return "spirv-val failed (rc " + std::to_string(rc) + "): " + log;
+}
+
+#define SKIP_WITHOUT_SPIRV_TOOLS(skipped)                                      \
+  if (skipped) {                                                               \
+    const char *ci = getenv("CI");                                             \
+    if (ci && std::string(ci) == "true")                                       \
+      FAIL() << "SPIRV-Tools not found and CI=true";                           \
+    GTEST_SKIP() << "SPIRV-Tools not found on PATH";                           \
+  }
 
 #define EXPECT_VALID_SPIRV(compiled)                                           \
   do {                                                                         \
     bool skipped = false;                                                      \
     std::string message = validate((compiled).object.words, skipped);          \
-    if (skipped) {                                                             \
-      const char *ci = getenv("CI");                                           \
-      if (ci && std::string(ci) == "true")                                     \
-        FAIL() << "spirv-val not found and CI=true";                           \
-      GTEST_SKIP() << "spirv-val not found on PATH";                           \
-    }                                                                          \
+    SKIP_WITHOUT_SPIRV_TOOLS(skipped);                                         \
     EXPECT_EQ(message, "");                                                    \
   } while (false)
 
@@ -197,7 +217,7 @@ TEST(SPIRVKernelCompiler, AbsDynamicShape) {
   ASSERT_COMPILED(compiled);
   ASSERT_EQ(compiled->object.workgroupSizes.size(), 1u);
   EXPECT_EQ(compiled->object.workgroupSizes[0],
-            (std::array<int64_t, 3>{1, 1, 1}));
+            (std::array<int64_t, 3>{kDefaultInvocations, 1, 1}));
   EXPECT_EQ(compiled->object.pushConstantWords[0], 2u);
   EXPECT_VALID_SPIRV(*compiled);
 }
@@ -286,6 +306,69 @@ TEST(SPIRVKernelCompiler, RowSum) {
       {{"$R", "100"}, {"$C", "77"}}));
   ASSERT_COMPILED(compiled);
   EXPECT_VALID_SPIRV(*compiled);
+}
+
+/// A column sum (reduction outside, the parallel dimension inside) and the
+/// total of the same operand: a 0-d result no parallel loop writes.
+const char *kColumnAndTotalBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Rx$Cxf32>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Cxf32>
+      %2 = stream.binding.subspan %t[%c0] : !stream.binding -> memref<f32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Rx$Cxf32> to tensor<$Rx$Cxf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<$Cxf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<$Cxf32>) -> tensor<$Cxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%ta : tensor<$Rx$Cxf32>) outs(%f : tensor<$Cxf32>) {
+      ^bb0(%x: f32, %acc: f32):
+        %s = arith.addf %x, %acc : f32
+        linalg.yield %s : f32
+      } -> tensor<$Cxf32>
+      %e0 = tensor.empty() : tensor<f32>
+      %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+      %total = linalg.reduce ins(%r : tensor<$Cxf32>) outs(%f0 : tensor<f32>) dimensions = [0]
+        (%in: f32, %acc: f32) {
+          %s = arith.addf %in, %acc : f32
+          linalg.yield %s : f32
+        }
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Cxf32>, memref<$Cxf32>) -> ()
+      bufferization.materialize_in_destination %total in restrict writable %2 : (tensor<f32>, memref<f32>) -> ()
+)mlir";
+
+/// spirv-dis of `compiled`; skips the test without SPIRV-Tools.
+#define DISASSEMBLE(compiled, text)                                            \
+  do {                                                                         \
+    bool skipped = false;                                                      \
+    int rc = runSpirvTool("spirv-dis", {},                                     \
+                          (compiled).object.words, text, skipped);             \
+    SKIP_WITHOUT_SPIRV_TOOLS(skipped);                                         \
+    ASSERT_EQ(rc, 0) << text;                                                  \
+  } while (false)
+
+TEST(SPIRVKernelCompiler, DistributesOverInvocations) {
+  std::string source = substitute(
+      executable({{"sums",
+                   "%a: !stream.binding, %o: !stream.binding, %t: "
+                   "!stream.binding",
+                   kColumnAndTotalBody}}),
+      {{"$R", "37"}, {"$C", "129"}});
+  auto compiled = compile(source);
+  ASSERT_COMPILED(compiled);
+  EXPECT_VALID_SPIRV(*compiled);
+  std::string text;
+  DISASSEMBLE(*compiled, text);
+  EXPECT_NE(text.find("LocalSize 64 1 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("BuiltIn LocalInvocationId"), std::string::npos) << text;
+  // Barriers between the loop nests cover storage buffers: semantics
+  // AcquireRelease | UniformMemory | WorkgroupMemory = 0x148.
+  EXPECT_NE(text.find("OpControlBarrier"), std::string::npos) << text;
+  EXPECT_NE(text.find("OpConstant %uint 328"), std::string::npos) << text;
+
+  // workgroup_size = 1: one invocation computes the whole tile.
+  auto serial = compile(source, /*maxLoopIterations=*/0, /*invocations=*/1);
+  ASSERT_COMPILED(serial);
+  EXPECT_VALID_SPIRV(*serial);
+  DISASSEMBLE(*serial, text);
+  EXPECT_NE(text.find("LocalSize 1 1 1"), std::string::npos) << text;
 }
 
 const char *kSoftmaxBody = R"mlir(

@@ -10,7 +10,8 @@
 // - the primitive arguments are push constants: 32-bit words from offset 0,
 //   packed as for the CPU kernels (KernelABI.h; index/i64/f64 take two words,
 //   low word first);
-// - one Vulkan workgroup computes one Fleet workgroup tile;
+// - one Vulkan workgroup of `invocations` x 1 x 1 invocations computes one
+//   Fleet workgroup tile, its parallel iterations shared round-robin;
 //   `stream.dispatch.workgroup.id/count` are the WorkgroupId/NumWorkgroups
 //   builtins.
 //
@@ -32,6 +33,9 @@ namespace fleet::codegen {
 /// limit (LP_MAX_TGSI_LOOP_ITERATIONS), the Vulkan device Fleet is tested on.
 constexpr int64_t kDefaultMaxLoopIterations = 65535;
 
+/// The vulkan-spirv target's default `workgroup_size`.
+constexpr int64_t kDefaultInvocations = 64;
+
 struct SPIRVKernelOptions {
   /// Dispatch function names to compile; each becomes a GLCompute entry
   /// point of the same name. Empty: every public function with a body.
@@ -42,6 +46,10 @@ struct SPIRVKernelOptions {
   /// rather than computing a wrong result there (docs/kernels.md "Vulkan
   /// kernels"). The vulkan-spirv target's `max_loop_iterations` sets it.
   int64_t maxLoopIterations = 0;
+  /// Invocations per workgroup (LocalSize x). Vulkan guarantees 128
+  /// (maxComputeWorkGroupInvocations); lavapipe runs 8 per SIMD subgroup.
+  /// The vulkan-spirv target's `workgroup_size` sets it.
+  int64_t invocations = kDefaultInvocations;
 };
 
 struct SPIRVKernelObject {
