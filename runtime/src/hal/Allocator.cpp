@@ -1,7 +1,9 @@
 //===- Allocator.cpp - device memory allocation ----------------------------===//
 //
 // Local devices allocate host memory, 64-byte aligned (cache line, and the
-// widest vector loads kernels emit); buffers of 2 MiB and more are 2 MiB
+// widest vector loads kernels emit), or page-aligned in whole pages with
+// SharingExport usage (kExportAlignment: a Vulkan device imports such
+// memory in place); buffers of 2 MiB and more are 2 MiB
 // aligned and asked to be backed by transparent huge pages (Linux
 // madvise(MADV_HUGEPAGE), where THP is in `madvise` mode): a kernel walking
 // rows of a 64 MiB matrix then misses the TLB once per 2 MiB, not once per
@@ -28,11 +30,24 @@ constexpr uint64_t kAlignment = 64;
 /// Buffers this large get huge-page alignment and advice.
 constexpr uint64_t kHugePageBytes = 2 << 20;
 
-/// Fresh memory of `rounded` bytes (a multiple of kAlignment), zeroed when
+/// The alignment and rounded size of `buffer`'s host memory (never 0).
+uint64_t getAlignment(const Buffer &buffer) {
+  return anyBitSet(buffer.allowedUsage(), BufferUsage::SharingExport)
+             ? kExportAlignment
+             : kAlignment;
+}
+uint64_t getRoundedSize(const Buffer &buffer) {
+  uint64_t alignment = getAlignment(buffer);
+  uint64_t rounded =
+      (buffer.byteSize() + alignment - 1) / alignment * alignment;
+  return rounded ? rounded : alignment;
+}
+
+/// Fresh memory of `rounded` bytes (a multiple of `alignment`), zeroed when
 /// `zeroed`.
-void *allocateFresh(uint64_t rounded, bool zeroed) {
+void *allocateFresh(uint64_t rounded, uint64_t alignment, bool zeroed) {
   if (rounded < kHugePageBytes) {
-    void *memory = std::aligned_alloc(kAlignment, rounded);
+    void *memory = std::aligned_alloc(alignment, rounded);
     if (memory && zeroed)
       std::memset(memory, 0, rounded);
     return memory;
@@ -95,16 +110,17 @@ void *Allocator::takeCached(uint64_t roundedSize) {
     return nullptr;
   void *memory = it->second.back();
   it->second.pop_back();
-  cachedBytes_ -= roundedSize;
+  cachedBytes_ -= roundedSize & ~uint64_t(1); // Bit 0: the alignment mark.
   return memory;
 }
 
 bool Allocator::putCached(void *memory, uint64_t roundedSize) {
   std::lock_guard<std::mutex> lock(cacheMutex_);
-  if (cachedBytes_ + roundedSize > kMaxCachedBytes)
+  uint64_t bytes = roundedSize & ~uint64_t(1); // Bit 0: the alignment mark.
+  if (cachedBytes_ + bytes > kMaxCachedBytes)
     return false;
   cache_[roundedSize].push_back(memory);
-  cachedBytes_ += roundedSize;
+  cachedBytes_ += bytes;
   return true;
 }
 
@@ -122,14 +138,12 @@ Allocator::~Allocator() { trimCache(); }
 Status Allocator::commit(Buffer &buffer, bool zeroed) {
   // Sizes the host program computes may be anything: one whose rounding
   // would wrap must not turn into a tiny allocation behind a huge buffer.
-  if (buffer.byteSize() > ~uint64_t(0) - kAlignment)
+  if (buffer.byteSize() > ~uint64_t(0) - kExportAlignment)
     return makeStatus(StatusCode::ResourceExhausted, "device '",
                       device_.name(), "' cannot allocate ", buffer.byteSize(),
                       " bytes");
-  uint64_t rounded = (buffer.byteSize() + kAlignment - 1) / kAlignment *
-                     kAlignment;
-  if (rounded == 0)
-    rounded = kAlignment;
+  uint64_t rounded = getRoundedSize(buffer);
+  uint64_t alignment = getAlignment(buffer);
   // A size no allocation can satisfy is refused before trying: more than
   // the host has (local devices allocate host memory), or than the device's
   // max_allocation.
@@ -159,11 +173,14 @@ Status Allocator::commit(Buffer &buffer, bool zeroed) {
     noteCommitted(buffer.byteSize());
     return Status();
   }
-  void *memory = takeCached(rounded);
+  // The cache is keyed by size and alignment (sizes are multiples of 64,
+  // so bit 0 marks page-aligned blocks).
+  uint64_t key = rounded | (alignment == kExportAlignment ? 1 : 0);
+  void *memory = takeCached(key);
   if (memory && zeroed)
     std::memset(memory, 0, rounded);
   else if (!memory)
-    memory = allocateFresh(rounded, zeroed);
+    memory = allocateFresh(rounded, alignment, zeroed);
   if (!memory)
     return makeStatus(StatusCode::ResourceExhausted, "device '",
                       device_.name(), "' is out of memory allocating ",
@@ -187,6 +204,7 @@ void Allocator::noteCommitted(uint64_t byteSize) {
 }
 
 void Allocator::decommit(Buffer &buffer) {
+  buffer.releaseImports();
   uint8_t *memory = buffer.storage_.exchange(nullptr, std::memory_order_acq_rel);
   void *handle =
       buffer.driverHandle_.exchange(nullptr, std::memory_order_acq_rel);
@@ -199,11 +217,10 @@ void Allocator::decommit(Buffer &buffer) {
     bytesLive_.fetch_sub(buffer.byteSize(), std::memory_order_relaxed);
     return;
   }
-  uint64_t rounded = (buffer.byteSize() + kAlignment - 1) / kAlignment *
-                     kAlignment;
-  if (rounded == 0)
-    rounded = kAlignment;
-  if (!putCached(memory, rounded))
+  uint64_t rounded = getRoundedSize(buffer);
+  uint64_t key =
+      rounded | (getAlignment(buffer) == kExportAlignment ? 1 : 0);
+  if (!putCached(memory, key))
     std::free(memory);
   buffer.ownsStorage_ = false;
   deallocations_.fetch_add(1, std::memory_order_relaxed);

@@ -14,10 +14,26 @@ Buffer::Buffer(Ref<Device> device, MemoryType type, BufferUsage usage,
       byteSize_(byteSize) {}
 
 Buffer::~Buffer() {
+  releaseImports();
   if (ownsStorage_)
     device_->allocator().decommit(*this);
   if (releaseCallback_)
     releaseCallback_();
+}
+
+void Buffer::addImportRelease(std::function<void()> release) {
+  std::lock_guard<std::mutex> lock(importMutex_);
+  importReleases_.push_back(std::move(release));
+}
+
+void Buffer::releaseImports() {
+  std::vector<std::function<void()>> releases;
+  {
+    std::lock_guard<std::mutex> lock(importMutex_);
+    releases.swap(importReleases_);
+  }
+  for (std::function<void()> &release : releases)
+    release();
 }
 
 std::string Buffer::describe() const {

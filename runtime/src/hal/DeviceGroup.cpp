@@ -68,6 +68,14 @@ Link DeviceGroup::deriveLink(const Device &from, const Device &to) {
     link.transparentAccess = !b.discrete;
     return link;
   }
+  if (a.backend == "vulkan" && b.backend == "local") {
+    // Vulkan commands reach a local device's buffers by importing the host
+    // allocation (VK_EXT_external_memory_host), when the device can and the
+    // allocator's export alignment satisfies it.
+    link.exportImport = a.hostImportAlignment != 0 &&
+                        kExportAlignment % a.hostImportAlignment == 0;
+    return link;
+  }
   if (a.backend != "local" || b.backend != "local")
     return link; // Vulkan commands reach only the device's own buffers.
   // docs/design.md §3: plain local devices share host memory both ways; a

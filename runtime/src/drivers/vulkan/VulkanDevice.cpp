@@ -158,13 +158,28 @@ Status VulkanDevice::initialize(uint32_t physicalIndex) {
   enable.pNext = &enable12;
   // Kernels index with 64-bit integers where the device allows it.
   enable.features.shaderInt64 = features.features.shaderInt64;
-  const char *extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  std::vector<const char *> extensions = {
+      VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  // Host allocations imported in place: the export_import link from this
+  // device to local devices (VulkanHostImport.cpp).
+  bool importsHost =
+      hasExtension(physical_, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  if (importsHost) {
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT hostProperties{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 properties2{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    properties2.pNext = &hostProperties;
+    vkGetPhysicalDeviceProperties2(physical_, &properties2);
+    hostImportAlignment_ = hostProperties.minImportedHostPointerAlignment;
+    extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  }
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enable;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queueInfo;
-  info.enabledExtensionCount = 1;
-  info.ppEnabledExtensionNames = extensions;
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   if (VkResult result = vkCreateDevice(physical_, &info, nullptr, &device_))
     return vulkanError(result, concat("vulkan://", physicalIndex,
                                       ": vkCreateDevice"));
@@ -173,6 +188,15 @@ Status VulkanDevice::initialize(uint32_t physicalIndex) {
       vkGetDeviceProcAddr(device_, "vkCmdPushDescriptorSetKHR"));
   if (!pushDescriptorSet_)
     return refuse("vkCmdPushDescriptorSetKHR is missing");
+  if (importsHost) {
+    hostPointerProperties_ =
+        reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+            vkGetDeviceProcAddr(device_,
+                                "vkGetMemoryHostPointerPropertiesEXT"));
+    if (hostPointerProperties_ && hostImportAlignment_ &&
+        kExportAlignment % hostImportAlignment_ == 0)
+      initialCapabilities().hostImportAlignment = hostImportAlignment_;
+  }
   // The submission threads mostly wait for the device: not pinned.
   submitters_ = std::make_unique<local::WorkerPool>(name(), queueCount(),
                                                     std::vector<uint32_t>{},
@@ -484,14 +508,8 @@ Status VulkanDevice::recordCommandBuffer(const QueueOp &op,
                           buffer->describe(),
                           " has no storage (its queue_alloca has not run, "
                           "or its queue_dealloca has)");
-      const VulkanBuffer *own = ownBuffer(*buffer);
-      if (!own)
-        return makeStatus(StatusCode::FailedPrecondition, operation,
-                          " on device '", name(), "': ", role, " ",
-                          buffer->describe(),
-                          " is not memory of this Vulkan device; commands "
-                          "reach only the device's own buffers (copy it in "
-                          "with a queue copy)");
+      FLEET_ASSIGN_OR_RETURN(const VulkanBuffer *own,
+                             reachBuffer(*buffer, operation, role));
       if (command.kind == CommandKind::Dispatch) {
         if (offset % limits_.minStorageBufferOffsetAlignment)
           return makeStatus(StatusCode::InvalidArgument, operation,

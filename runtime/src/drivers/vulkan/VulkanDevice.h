@@ -14,6 +14,12 @@
 // errors, an injected `fail_after`, a lost device, a wait that times out)
 // fail the op's signal fence; nothing waits forever.
 //
+// Imports: a local device's buffer with SharingExport usage (page-aligned
+// host memory, Allocator.cpp) is bound by commands through a VkBuffer over
+// the imported host allocation (VK_EXT_external_memory_host), made on first
+// use and destroyed before the buffer's storage goes: the export_import
+// link from a vulkan device to local devices (DeviceGroup.h).
+//
 // Memory: every buffer is a VkBuffer bound to its own VkDeviceMemory of a
 // HOST_VISIBLE | HOST_COHERENT memory type (DEVICE_LOCAL preferred), mapped
 // for the buffer's lifetime: the host program's map(), the copies with
@@ -36,6 +42,7 @@
 
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace fleet::runtime::hal::vulkan {
@@ -102,6 +109,14 @@ private:
 
   /// The VulkanBuffer of `buffer` when it is memory of this device.
   const VulkanBuffer *ownBuffer(const Buffer &buffer) const;
+  /// The VulkanBuffer commands use for `buffer`: its own, or the import of
+  /// a local device's buffer (export_import link, SharingExport usage),
+  /// made on first use and released before the buffer's storage goes
+  /// (VulkanHostImport.cpp). Errors name `operation` and `role`.
+  StatusOr<const VulkanBuffer *> reachBuffer(Buffer &buffer,
+                                             std::string_view operation,
+                                             std::string_view role);
+  void releaseImport(const Buffer *buffer);
   StatusOr<SubmitContext *> takeContext();
   void returnContext(SubmitContext *context);
   /// Records `op` (a copy, fill or update of own buffers, or an execute)
@@ -120,6 +135,12 @@ private:
   uint64_t heapSize_ = 0;
   VkPhysicalDeviceLimits limits_{};
   PFN_vkCmdPushDescriptorSetKHR pushDescriptorSet_ = nullptr;
+  PFN_vkGetMemoryHostPointerPropertiesEXT hostPointerProperties_ = nullptr;
+  uint64_t hostImportAlignment_ = 0;
+  /// Imported local buffers, by buffer (their storage does not change while
+  /// imported: a decommit releases the import first).
+  std::mutex importMutex_;
+  std::unordered_map<const Buffer *, std::unique_ptr<VulkanBuffer>> imports_;
   /// vkQueueSubmit needs the queue externally synchronized.
   std::mutex queueMutex_;
   std::mutex contextMutex_;

@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,13 @@ public:
     return importedBy_.load(std::memory_order_acquire);
   }
 
+  /// For drivers that import this buffer's storage into their own objects
+  /// (a Vulkan device's VkBuffer over host memory): `release` runs once,
+  /// before the storage goes (queue_dealloca, the last reference, or the
+  /// allocator's teardown), so the import never outlives the memory.
+  /// Thread-safe.
+  void addImportRelease(std::function<void()> release);
+
   /// PERMISSION_DENIED "<operation>: <what> <describe()> lacks usage
   /// <usage>" unless one of `usage`'s bits is allowed; OK otherwise.
   Status requireUsage(std::string_view operation, std::string_view what,
@@ -114,6 +122,10 @@ private:
   bool ownsStorage_ = false;
   std::function<void()> releaseCallback_;
   std::atomic<uint64_t> importedBy_{0};
+  std::mutex importMutex_;
+  std::vector<std::function<void()>> importReleases_;
+  /// Runs and clears the import releases (before the storage goes).
+  void releaseImports();
 };
 
 /// A buffer range with a shape, element type and encoding

@@ -66,7 +66,18 @@ struct DeviceCapabilities {
   /// Device memory is ordinary memory of this process, so any local peer can
   /// import it without a copy.
   bool hostAddressable = true;
+  /// The device can import host allocations of this process (a local
+  /// device's buffers with SharingExport usage) whose address and size are
+  /// multiples of this many bytes, without a copy (Vulkan's
+  /// VK_EXT_external_memory_host, minImportedHostPointerAlignment); 0: it
+  /// cannot. Gives the export_import link to local devices (DeviceGroup.h).
+  uint64_t hostImportAlignment = 0;
 };
+
+/// The alignment (address and size) the local allocator gives buffers with
+/// SharingExport usage, so a device with a hostImportAlignment up to this
+/// can import them: one 4 KiB page.
+constexpr uint64_t kExportAlignment = 4096;
 
 /// Options of one device; Driver.h fills them from the URI parameters.
 struct DeviceOptions {
@@ -272,6 +283,10 @@ protected:
   Device(std::string driverName, DeviceOptions options,
          DeviceCapabilities capabilities);
   ~Device() override;
+
+  /// For a driver's initialization, before the device joins a group (the
+  /// topology reads the capabilities once, DeviceGroup::create).
+  DeviceCapabilities &initialCapabilities() { return capabilities_; }
 
   /// Takes the validated op (built on the caller's stack): run it now or move
   /// it to the heap and queue it. Must not fail: errors go to the op's

@@ -19,8 +19,11 @@
 //                                         export_import only
 //   a local device to a vulkan device's memory: transparent_access (the
 //   buffers are mapped host memory), none when the vulkan device is
-//   discrete; a vulkan device to any other device's memory: none (its
-//   commands reach only its own buffers; docs/runtime.md "Vulkan")
+//   discrete;
+//   a vulkan device to a local device's memory: export_import when the
+//   vulkan device imports host allocations (VK_EXT_external_memory_host;
+//   DeviceCapabilities::hostImportAlignment), else none; to another vulkan
+//   device's memory: none (docs/runtime.md "Vulkan")
 // A device *directly accesses* y's memory when unified_memory or
 // transparent_access holds, and *reaches* it when it directly accesses it or
 // export_import holds. Unknown keys, and devices outside the group, answer
