@@ -17,6 +17,18 @@ host cost on vulkan (instructions, callgrind) vs local-task").
        measured call's makespan from its trace, checked against numpy),
        best of 3 alternating; the ratio is time(1) / time(64) of the
        matmul, the note has both programs. Reported, no goal.
+  VKM  the transformer block with attention on local-task (A) and the MLP
+       on vulkan (B) (samples/transformer_block, --vulkan-b, 4
+       micro-batches, one worker): bytes moved between the two devices'
+       memories (trace, cross-device copies) with the links asked of the
+       runtime and declared statically (--links), against the minimum,
+       which is 0: each device reaches the other's buffers (B imports A's,
+       A maps B's), so nothing needs to move. Goal: equal in both modes.
+  VKS  the same program's speed-up over the one-device program on one
+       local-task device, and its overlap (busiest device's busy time /
+       makespan), medians of 3 alternating runs (the call after one
+       warm-up). lavapipe's scalar SPIR-V shares the two cores with the
+       local device, so there is no speed goal.
 Runs on Mesa's lavapipe (VK_ICD_FILENAMES pinned, LP_NUM_THREADS=2), under
 /tmp/fleet-build.lock.
 """
@@ -36,7 +48,11 @@ def rows(Row):
     return [Row("VKD", "instructions per dispatch, vulkan / local-task",
                 "report", None),
             Row("VKK", "vulkan kernel speed, 64 invocations / 1", "report",
-                None)]
+                None),
+            Row("VKM", "bytes moved local<->vulkan - minimum (0)",
+                "= 0, 2 modes", lambda v: v == 0),
+            Row("VKS", "speed-up, transformer local+vulkan vs local",
+                "report", None)]
 
 
 def measure(build, rows, tools):
@@ -52,6 +68,79 @@ def measure(build, rows, tools):
         dispatch_cost(build, rows["VKD"], tools)
     if "VKK" in rows:
         kernel_speed(build, rows["VKK"], tools)
+    if "VKM" in rows or "VKS" in rows:
+        mixed_transformer(build, rows, tools)
+
+
+def mixed_transformer(build, rows, tools):
+    sys.path.insert(0, os.path.join(tools["ROOT"], "bench"))
+    import statistics
+    import trace_report
+    sample = os.path.join(tools["ROOT"], "samples", "transformer_block",
+                          "transformer_block.py")
+    python = "/usr/bin/python3"
+    micro = "4"
+    with tempfile.TemporaryDirectory(prefix="fleet-vkm-") as work:
+        data = os.path.join(work, "data")
+        subprocess.run([python, sample, "data", "--micro-batches", micro,
+                        "--out", data], check=True, capture_output=True)
+        programs = {"one": ["--devices", "1"],
+                    "query": ["--vulkan-b"],
+                    "static": ["--vulkan-b", "--links"]}
+        runs = {}
+        for name, flags in programs.items():
+            mlir = os.path.join(work, name + ".mlir")
+            with open(mlir, "w") as f:
+                subprocess.run([python, sample, "mlir", "--micro-batches",
+                                micro, *flags], check=True, stdout=f)
+            artifact = os.path.join(work, name + ".fleet")
+            r = subprocess.run([os.path.join(build, "bin", "fleet-compile"),
+                                mlir, "-o", artifact], capture_output=True,
+                               text=True)
+            if r.returncode != 0:
+                for row in rows.values():
+                    row.note = f"fleet-compile {name}: {r.stderr[-120:]}"
+                return
+            devices = (["--device=local-task"] if name == "one" else
+                       ["--device=local-task", "--device=vulkan"])
+            runs[name] = [os.path.join(build, "bin", "fleet-run"),
+                          f"--module={artifact}", *devices,
+                          "--task_topology_group_count=1",
+                          "@" + os.path.join(data, "run.rsp"),
+                          "--warmup_runs=1",
+                          f"--trace={os.path.join(work, name)}.json"]
+        results = {name: [] for name in runs}
+        for _ in range(3):
+            for name, command in runs.items():
+                code, text = tools["capture"](tools["locked"](command))
+                if code != 0 or "[SUCCESS]" not in text:
+                    for row in rows.values():
+                        row.note = f"fleet-run {name}: {text[-120:]}"
+                    return
+                results[name].append(
+                    trace_report.analyze(command[-1].split("=", 1)[1]))
+    moved = {name: max(r["cross_device_bytes"] for r in results[name])
+             for name in ("query", "static")}
+    if "VKM" in rows:
+        worst = max(moved.values())
+        rows["VKM"].set(worst, f"{worst:,}",
+                        f"runtime link queries {moved['query']:,} bytes, "
+                        f"static topology {moved['static']:,} bytes, "
+                        "minimum 0 (vulkan imports local buffers, local "
+                        "maps vulkan ones)")
+    if "VKS" in rows:
+        span = {name: statistics.median(r["makespan_us"] for r in runs_)
+                for name, runs_ in results.items()}
+        overlap = statistics.median(r["overlap"] for r in results["query"])
+        busy = results["query"][-1]["devices"]
+        speedup = span["one"] / span["query"]
+        rows["VKS"].set(speedup, f"{speedup:.2f}x",
+                        f"one local-task device {span['one'] / 1000:.1f} ms, "
+                        f"local-task + vulkan {span['query'] / 1000:.1f} ms "
+                        f"(overlap {overlap:.2f}; busy " +
+                        ", ".join(f"{d} {v['busy_us'] / 1000:.1f} ms"
+                                  for d, v in busy.items()) +
+                        f"), {micro} micro-batches")
 
 
 DEVICE = ('#hal.device.target<"vulkan", {ordinal = 0 : index}'
