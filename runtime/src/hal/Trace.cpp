@@ -78,14 +78,16 @@ void Tracer::uninstall() {
   activeTracer_.compare_exchange_strong(self, nullptr);
 }
 
-uint32_t Tracer::queueTrack(const Device &device, uint32_t queue) {
+uint32_t Tracer::queueTrack(const Device &device, uint32_t queue,
+                            std::string_view kind) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto key = std::make_pair(&device, queue);
+  std::string name = concat(device.name(), " ", kind, " ", queue);
+  auto key = std::make_pair(&device, name);
   auto it = queueTracks_.find(key);
   if (it != queueTracks_.end())
     return it->second;
   uint32_t track = uint32_t(tracks_.size());
-  tracks_.push_back(device.name() + " queue " + std::to_string(queue));
+  tracks_.push_back(std::move(name));
   queueTracks_.emplace(key, track);
   return track;
 }

@@ -174,6 +174,7 @@ Status VulkanDevice::initialize(uint32_t physicalIndex) {
     hostImportAlignment_ = hostProperties.minImportedHostPointerAlignment;
     extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   }
+  probeTimestamps(extensions);
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enable;
   info.queueCreateInfoCount = 1;
@@ -188,6 +189,7 @@ Status VulkanDevice::initialize(uint32_t physicalIndex) {
       vkGetDeviceProcAddr(device_, "vkCmdPushDescriptorSetKHR"));
   if (!pushDescriptorSet_)
     return refuse("vkCmdPushDescriptorSetKHR is missing");
+  calibrateTimestamps();
   if (importsHost) {
     hostPointerProperties_ =
         reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
@@ -215,6 +217,8 @@ VulkanDevice::~VulkanDevice() {
       vkDestroySemaphore(device_, context->timeline, nullptr);
     if (context->pool)
       vkDestroyCommandPool(device_, context->pool, nullptr);
+    if (context->queries)
+      vkDestroyQueryPool(device_, context->queries, nullptr);
   }
   vkDestroyDevice(device_, nullptr);
 }
@@ -331,10 +335,14 @@ StatusOr<SubmitContext *> VulkanDevice::takeContext() {
   if (result == VK_SUCCESS)
     result =
         vkCreateSemaphore(device_, &semaphoreInfo, nullptr, &context->timeline);
+  Status queries = result == VK_SUCCESS ? createTimestampQueries(*context)
+                                        : Status();
   std::lock_guard<std::mutex> lock(contextMutex_);
   contexts_.push_back(std::move(context));
   if (result != VK_SUCCESS)
     return vulkanError(result, "creating a submission context");
+  if (!queries.ok())
+    return queries;
   return contexts_.back().get();
 }
 
@@ -415,8 +423,15 @@ Status VulkanDevice::execute(QueueOp &op, ExecutionInfo &info) {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   vkBeginCommandBuffer(commands, &begin);
+  bool deviceTime = tracesDeviceTime(info) && context->queries;
+  if (deviceTime) {
+    vkCmdResetQueryPool(commands, context->queries, 0, 2);
+    writeTimestamp(*context, 0);
+  }
   fullBarrier(commands, kDeviceStages, kDeviceAccess);
   Status status = record(op, commands, info);
+  if (deviceTime)
+    writeTimestamp(*context, 1);
   fullBarrier(commands, VK_PIPELINE_STAGE_HOST_BIT,
               VK_ACCESS_HOST_READ_BIT | VK_ACCESS_HOST_WRITE_BIT);
   VkResult ended = vkEndCommandBuffer(commands);
@@ -428,6 +443,8 @@ Status VulkanDevice::execute(QueueOp &op, ExecutionInfo &info) {
     if (status.code() == StatusCode::DeadlineExceeded)
       return status; // The context may still be in use: never reuse it.
   }
+  if (status.ok() && deviceTime)
+    traceDeviceTime(*context, op, info);
   returnContext(context);
   return status;
 }

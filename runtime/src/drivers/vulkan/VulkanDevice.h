@@ -71,6 +71,9 @@ struct SubmitContext {
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkSemaphore timeline = VK_NULL_HANDLE;
   uint64_t value = 0;
+  /// Two timestamp queries (start, end of the submission) when the device
+  /// has calibrated timestamps (VulkanTimestamps.cpp); else null.
+  VkQueryPool queries = VK_NULL_HANDLE;
 };
 
 class VulkanDevice final : public local::LocalDevice {
@@ -126,6 +129,22 @@ private:
                              VkCommandBuffer target, ExecutionInfo &info);
   Status submitAndWait(SubmitContext &context, const char *operation);
 
+  // Device time in the trace (VulkanTimestamps.cpp): with timestamp queries
+  // and VK_EXT_calibrated_timestamps (CLOCK_MONOTONIC), each traced
+  // submission also gets a slice of its device execution on the track
+  // "<device> gpu queue <n>".
+  /// Before vkCreateDevice: whether the device can; adds the extension.
+  void probeTimestamps(std::vector<const char *> &extensions);
+  /// After vkCreateDevice: the calibration.
+  void calibrateTimestamps();
+  Status createTimestampQueries(SubmitContext &context);
+  bool tracesDeviceTime(const ExecutionInfo &info) const {
+    return info.tracer && timestampsCalibrated_;
+  }
+  void writeTimestamp(SubmitContext &context, uint32_t query);
+  void traceDeviceTime(SubmitContext &context, const QueueOp &op,
+                       const ExecutionInfo &info);
+
   std::shared_ptr<VulkanInstance> instance_;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
@@ -137,6 +156,12 @@ private:
   PFN_vkCmdPushDescriptorSetKHR pushDescriptorSet_ = nullptr;
   PFN_vkGetMemoryHostPointerPropertiesEXT hostPointerProperties_ = nullptr;
   uint64_t hostImportAlignment_ = 0;
+  bool timestampsProbed_ = false;
+  bool timestampsCalibrated_ = false;
+  double timestampPeriod_ = 1.0; // Nanoseconds per tick.
+  uint64_t timestampMask_ = ~uint64_t(0);
+  /// CLOCK_MONOTONIC nanoseconds at device tick 0.
+  double timestampOffset_ = 0;
   /// Imported local buffers, by buffer (their storage does not change while
   /// imported: a decommit releases the import first).
   std::mutex importMutex_;
