@@ -49,6 +49,7 @@ static std::string traceFile;
 static unsigned hostWaitTimeoutMs = 0;
 static bool printStatistics = false;
 static unsigned warmupRuns = 0;
+static unsigned timedRuns = 0;
 static unsigned printMaxElementCount = 1024;
 
 namespace {
@@ -444,13 +445,17 @@ int run() {
   }
 
   // Warm-up calls (untraced): allocator free lists and page tables are warm
-  // when the measured call starts, as in a steady-state run.
+  // when the measured call starts, as in a steady-state run. Then the timed
+  // calls (--timed_runs), each from invoke until every device is idle.
   hal::Status status;
-  if (warmupRuns && !traceFile.empty())
+  bool untraced = warmupRuns + timedRuns > 0 && !traceFile.empty();
+  if (untraced)
     reporting.tracer.uninstall();
-  for (unsigned i = 0; i < warmupRuns && status.ok(); ++i) {
+  std::vector<double> callMilliseconds;
+  for (unsigned i = 0; i < warmupRuns + timedRuns && status.ok(); ++i) {
     std::vector<host::Value> dropped;
     std::vector<host::Value> warmupArguments = *arguments;
+    uint64_t start = hal::monotonicNanoseconds();
     if (signalFence) {
       hal::Ref<hal::Semaphore> semaphore = hal::Semaphore::create(0);
       warmupArguments.back() =
@@ -463,10 +468,23 @@ int run() {
     }
     if (status.ok())
       status = (*context)->waitIdle();
+    callMilliseconds.push_back((hal::monotonicNanoseconds() - start) / 1e6);
     if (!status.ok())
-      status = status.withContext("warm-up call " + std::to_string(i + 1));
+      status = status.withContext(
+          (i < warmupRuns ? "warm-up call " : "timed call ") +
+          std::to_string(i < warmupRuns ? i + 1 : i - warmupRuns + 1));
   }
-  if (warmupRuns && !traceFile.empty())
+  if (status.ok() && timedRuns) {
+    std::vector<double> timed(callMilliseconds.begin() + warmupRuns,
+                              callMilliseconds.end());
+    std::sort(timed.begin(), timed.end());
+    std::fprintf(stderr,
+                 "fleet-run: call times (invoke until idle): first %.3f ms; "
+                 "%u timed calls: median %.3f ms, min %.3f ms\n",
+                 callMilliseconds.front(), timedRuns,
+                 timed[timed.size() / 2], timed.front());
+  }
+  if (untraced)
     reporting.tracer.install();
 
   std::vector<host::Value> results;
@@ -604,6 +622,12 @@ int main(int argc, char **argv) {
                  "Call the function this many times before the measured call "
                  "and drop their results (Fleet extension): the trace holds "
                  "only the measured call, statistics count every call");
+  app.add_option("--timed_runs", timedRuns,
+                 "After the warm-up calls, call the function this many times "
+                 "more, each timed from the call until every device is idle, "
+                 "and print the first call's time and the median and minimum "
+                 "of these to stderr (Fleet extension; untraced, results "
+                 "dropped)");
   app.add_option("--print_max_element_count", printMaxElementCount,
                  "Elements printed per result before '...'");
   // CLI11 parses the arguments in reverse order.
