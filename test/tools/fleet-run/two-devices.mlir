@@ -54,6 +54,14 @@
 // TRACE-DAG: track b queue 0: alloca mul
 // TRACE: flows: {{[1-9][0-9]*}} start(s), {{[1-9][0-9]*}} finish(es)
 
+// --timed_runs: one warm-up and four timed calls run after it (six
+// dispatches per device with the measured call), their times on stderr.
+// RUN: fleet-run --module=%t.fleet --device=local-task?name=a --device=local-task?name=b --function=mul --input=4xf32=1,2,3,4 --input=4xf32=1,1,2,2 --warmup_runs=1 --timed_runs=4 --print_statistics 2> %t.timed.stats | FileCheck %s --check-prefix=MUL
+// RUN: FileCheck %s --check-prefix=TIMED < %t.timed.stats
+// TIMED: fleet-run: call times (invoke until idle): first {{[0-9.]+}} ms; 4 timed calls: median {{[0-9.]+}} ms, min {{[0-9.]+}} ms
+// TIMED: device 'a' (local-task)
+// TIMED: dispatches: 6
+
 // --warmup_runs: the warm-up calls run (statistics count three dispatches
 // per device) but only the measured call is in the trace.
 // RUN: fleet-run --module=%t.fleet --device=local-task?name=a --device=local-task?name=b --function=mul --input=4xf32=1,2,3,4 --input=4xf32=1,1,2,2 --warmup_runs=2 --trace=%t.warm.json --print_statistics 2> %t.warm.stats | FileCheck %s --check-prefix=MUL
