@@ -174,7 +174,9 @@ Status VulkanDevice::initialize(uint32_t physicalIndex) {
     hostImportAlignment_ = hostProperties.minImportedHostPointerAlignment;
     extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   }
-  probeTimestamps(extensions);
+  probeTimestamps(
+      hasExtension(physical_, VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME),
+      extensions);
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enable;
   info.queueCreateInfoCount = 1;

@@ -133,8 +133,9 @@ private:
   // and VK_EXT_calibrated_timestamps (CLOCK_MONOTONIC), each traced
   // submission also gets a slice of its device execution on the track
   // "<device> gpu queue <n>".
-  /// Before vkCreateDevice: whether the device can; adds the extension.
-  void probeTimestamps(std::vector<const char *> &extensions);
+  /// Before vkCreateDevice: whether the device can (`calibrated`: it has
+  /// VK_EXT_calibrated_timestamps); adds the extension.
+  void probeTimestamps(bool calibrated, std::vector<const char *> &extensions);
   /// After vkCreateDevice: the calibration.
   void calibrateTimestamps();
   Status createTimestampQueries(SubmitContext &context);

@@ -16,24 +16,11 @@
 
 #include "fleet/runtime/hal/Trace.h"
 
-#include <cstring>
-
 namespace fleet::runtime::hal::vulkan {
 
-void VulkanDevice::probeTimestamps(std::vector<const char *> &extensions) {
-  if (!limits_.timestampComputeAndGraphics)
-    return;
-  uint32_t count = 0;
-  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count, nullptr);
-  std::vector<VkExtensionProperties> available(count);
-  vkEnumerateDeviceExtensionProperties(physical_, nullptr, &count,
-                                       available.data());
-  bool calibrated = false;
-  for (const VkExtensionProperties &extension : available)
-    calibrated |= std::strcmp(extension.extensionName,
-                              VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME) ==
-                  0;
-  if (!calibrated)
+void VulkanDevice::probeTimestamps(bool calibrated,
+                                   std::vector<const char *> &extensions) {
+  if (!limits_.timestampComputeAndGraphics || !calibrated)
     return;
   auto domainsOf =
       reinterpret_cast<PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT>(
