@@ -31,12 +31,12 @@ is dropped), and entry arguments without `iree.abi.affinity` get device A's
   IRD  host instructions per step (one dispatch and one cross-device
        transfer) of a chain alternating between two local-sync devices, a
        loop of N iterations of two steps each (LOOP below), callgrind over
-       fleet-run and iree-run-module: (instructions at N = 2,000 - at
-       N = 500) / 3,000 steps; both compiled for x86-64-v3 (valgrind runs
+       fleet-run and iree-run-module: (instructions at N = 1,000 - at
+       N = 200) / 1,600 steps; both compiled for x86-64-v3 (valgrind runs
        no AVX-512). IREE's runtime under valgrind sometimes deadlocks (its
        io_uring completion thread and the main thread both asleep), the
-       more often the longer it runs, which is why the chains are 1k and
-       4k steps rather than 1k and 10k: a stuck run is killed after 60 s
+       more often the longer it runs, which is why the chains are 400 and
+       2k steps rather than 1k and 10k: a stuck run is killed after 60 s
        and run again, up to 5 times.
   IRM512, IRM2048  f32 matmul 512^3 and 2048^3 on one local-task device
        with one worker, timed as IRT; the OpenBLAS rows are MM512/MM2048.
@@ -414,8 +414,9 @@ LOOP = """module {
 
 # Loop iterations (2 steps each) of the short and the long chain. Not 1k
 # and 10k steps as planned: IREE's run under valgrind deadlocks more often
-# the longer it runs (5k iterations: every time), see callgrind().
-ITERATIONS = (500, 2000)
+# the longer it runs (5k iterations: every time; 2k: every time once in a
+# full `make bench`), see callgrind().
+ITERATIONS = (200, 1000)
 
 
 def callgrind(command, what, attempts=5, timeout=60):
@@ -447,7 +448,7 @@ def callgrind(command, what, attempts=5, timeout=60):
 
 def dispatch_cost(t, row, work):
     """IRD on LOOP: 2 dispatches and 2 transfers per iteration; a chain of
-    500 or 2,000 iterations is the same program with another %n (IREE 3.13
+    200 or 1,000 iterations is the same program with another %n (IREE 3.13
     does not compile a straight-line chain of 10k steps: "maximum iteration
     count exceeded in fixed point pipeline")."""
     import shutil
