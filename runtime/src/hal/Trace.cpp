@@ -79,15 +79,15 @@ void Tracer::uninstall() {
 }
 
 uint32_t Tracer::queueTrack(const Device &device, uint32_t queue,
-                            std::string_view kind) {
+                            bool deviceTime) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::string name = concat(device.name(), " ", kind, " ", queue);
-  auto key = std::make_pair(&device, name);
+  auto key = std::make_pair(&device, 2 * uint64_t(queue) + deviceTime);
   auto it = queueTracks_.find(key);
   if (it != queueTracks_.end())
     return it->second;
   uint32_t track = uint32_t(tracks_.size());
-  tracks_.push_back(std::move(name));
+  tracks_.push_back(concat(device.name(), deviceTime ? " gpu queue " : " queue ",
+                           queue));
   queueTracks_.emplace(key, track);
   return track;
 }

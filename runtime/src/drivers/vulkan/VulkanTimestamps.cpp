@@ -109,7 +109,8 @@ void VulkanDevice::traceDeviceTime(SubmitContext &context, const QueueOp &op,
   };
   TraceSlice slice;
   slice.id = info.tracer->newSliceId();
-  slice.track = info.tracer->queueTrack(*this, op.queueIndex, "gpu queue");
+  slice.track = info.tracer->queueTrack(*this, op.queueIndex,
+                                          /*deviceTime=*/true);
   slice.name = info.exportName ? *info.exportName
                                : std::string(queueOpShortName(op.kind));
   slice.startNanoseconds = toTrace(ticks[0]);

@@ -76,11 +76,11 @@ public:
   uint64_t newSliceId() {
     return nextSliceId_.fetch_add(1, std::memory_order_relaxed);
   }
-  /// Track "<device> queue <index>", created on first use; with `kind`
-  /// "gpu queue" the device-time track "<device> gpu queue <index>" of a
-  /// driver with device timestamps (Vulkan).
+  /// Track "<device> queue <index>", created on first use; with
+  /// `deviceTime` the track "<device> gpu queue <index>" of a driver with
+  /// device timestamps (Vulkan).
   uint32_t queueTrack(const Device &device, uint32_t queue,
-                      std::string_view kind = "queue");
+                      bool deviceTime = false);
   /// The "host" track.
   uint32_t hostTrack() const { return 0; }
   void addSlice(TraceSlice slice);
@@ -100,7 +100,8 @@ private:
   uint64_t epochNanoseconds_;
   mutable std::mutex mutex_;
   std::vector<std::string> tracks_;
-  std::map<std::pair<const Device *, std::string>, uint32_t> queueTracks_;
+  /// By (device, 2 x queue + deviceTime).
+  std::map<std::pair<const Device *, uint64_t>, uint32_t> queueTracks_;
   std::vector<TraceSlice> slices_;
   std::vector<std::pair<uint64_t, uint64_t>> flows_;
 };
