@@ -26,6 +26,11 @@ CompileOptions CompileOptions::fromFlags() {
   options.targetCPU = codegen::getFlagDefaults().targetCPU;
   options.cacheSizes = codegen::getFlagDefaults().cacheSizes;
   options.dataTiling = flow::getFlagDefaults().dataTiling;
+  options.partition = flow::getFlagDefaults().partition;
+  options.microBatches = flow::getFlagDefaults().microBatches;
+  options.explainPlacement = flow::getFlagDefaults().explainPlacement;
+  options.profile = flow::getFlagDefaults().profile;
+  options.costModel = flow::getFlagDefaults().costModel;
   options.asyncExternal =
       input::getFlagDefaults().executionModel == "async-external";
   return options;
@@ -47,6 +52,14 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(flow::createConvertConv2DToImg2ColPass());
+  // Automatic placement (docs/partitioning.md): micro-batches first, so the
+  // cut applies to each; after data tiling, so the cost model sees the
+  // kernels that will run.
+  if (options.microBatches > 1) {
+    flow::SplitMicroBatchesPassOptions splitOptions;
+    splitOptions.count = options.microBatches;
+    pm.addPass(flow::createSplitMicroBatchesPass(splitOptions));
+  }
   flow::DataTilingPassOptions dataTilingOptions;
   dataTilingOptions.enabled = options.dataTiling;
   // The packed tile is the kernels' register tile on the target CPU
@@ -61,6 +74,14 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
     dataTilingOptions.tileN = tile.columns;
   }
   pm.addPass(flow::createDataTilingPass(dataTilingOptions));
+  if (options.partition != "none" || options.microBatches > 1) {
+    flow::PartitionPipelinePassOptions partitionOptions;
+    partitionOptions.mode = options.partition;
+    partitionOptions.costModel = options.costModel;
+    partitionOptions.profile = options.profile;
+    partitionOptions.explain = options.explainPlacement;
+    pm.addPass(flow::createPartitionPipelinePass(partitionOptions));
+  }
   pm.addPass(flow::createFormDispatchesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -85,6 +85,40 @@ struct CompilerFlags {
                "(flow-data-tiling; constant weights at compile time)"),
       cl::location(fleet::flow::getFlagDefaults().dataTiling), cl::init(true),
       cl::cat(fleet::getCompilerFlagsCategory())};
+
+  // Fleet's (IREE has no automatic placement): docs/partitioning.md.
+  cl::opt<std::string, /*ExternalStorage=*/true> partition{
+      "partition",
+      cl::desc("none (default) or pipeline: cut each entry function into "
+               "contiguous stages over the devices from the cost model "
+               "(flow-partition-pipeline)"),
+      cl::location(fleet::flow::getFlagDefaults().partition),
+      cl::init("none"), cl::cat(fleet::getCompilerFlagsCategory())};
+  cl::opt<int64_t, /*ExternalStorage=*/true> microBatches{
+      "micro-batches",
+      cl::desc("Computes the leading (batch) dimension of input 0 as K "
+               "micro-batches that pipeline through the stages "
+               "(flow-split-micro-batches)"),
+      cl::location(fleet::flow::getFlagDefaults().microBatches), cl::init(1),
+      cl::cat(fleet::getCompilerFlagsCategory())};
+  cl::opt<bool, /*ExternalStorage=*/true> explainPlacement{
+      "explain-placement",
+      cl::desc("Prints each stage's ops, estimated (and measured) cost, "
+               "bytes crossing devices and why each cut sits where it does"),
+      cl::location(fleet::flow::getFlagDefaults().explainPlacement),
+      cl::init(false), cl::cat(fleet::getCompilerFlagsCategory())};
+  cl::opt<std::string, /*ExternalStorage=*/true> profile{
+      "profile",
+      cl::desc("Dispatch times measured by fleet-run --profile_out, used by "
+               "--partition in place of the estimates"),
+      cl::location(fleet::flow::getFlagDefaults().profile), cl::init(""),
+      cl::cat(fleet::getCompilerFlagsCategory())};
+  cl::opt<std::string, /*ExternalStorage=*/true> costModel{
+      "cost-model",
+      cl::desc("JSON file of cost-model constants "
+               "(bench/calibrate_cost_model.py writes one)"),
+      cl::location(fleet::flow::getFlagDefaults().costModel), cl::init(""),
+      cl::cat(fleet::getCompilerFlagsCategory())};
 };
 } // namespace
 

@@ -20,7 +20,13 @@ cannot drift apart:
       (`#hal.device.topology`: A reaches B's mapped memory, B imports A's
       buffers) so the compiler resolves the shared buffers statically.
 
+  transformer_block.py mlir --batched B [--devices 1|2]
+      prints the same block on one [B, seq, hidden] input with the devices
+      declared and nothing placed (batched.py), for
+      `fleet-compile --partition=pipeline --micro-batches=K`.
+
   transformer_block.py data --micro-batches N --out DIR [--seed S]
+  transformer_block.py data --batched B --out DIR [--seed S]
       writes the fixed-seed weights and micro-batches (the program's inputs)
       and the expected outputs, computed independently in float64 numpy, as
       .npy files, plus fleet-run response files: DIR/run.rsp (--function,
@@ -503,12 +509,22 @@ def main():
                    help="declare the local/Vulkan topology (with --vulkan-b)")
     p.add_argument("--discrete-b", action="store_true",
                    help="declare device B discrete (transfers are copies)")
+    p.add_argument("--batched", type=int, metavar="B",
+                   help="one [B, seq, hidden] input, no placement")
     p = sub.add_parser("data", help="write inputs and expected outputs")
     p.add_argument("--micro-batches", type=int, default=16)
+    p.add_argument("--batched", type=int, metavar="B",
+                   help="data of the batched program (x.npy, y.npy)")
     p.add_argument("--out", required=True)
     p.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    if args.command == "mlir":
+    if args.command == "mlir" and args.batched:
+        import batched
+        batched.emit_batched_mlir(args.batched, args.devices, sys.stdout)
+    elif args.command == "data" and args.batched:
+        import batched
+        batched.write_batched_data(args.batched, args.out, args.seed)
+    elif args.command == "mlir":
         if (args.discrete_b or args.vulkan_b) and args.devices != 2:
             parser.error("--discrete-b and --vulkan-b need --devices 2")
         if args.links and not args.vulkan_b:

@@ -32,6 +32,7 @@
 #include <fstream>
 #include <iostream>
 #include <algorithm>
+#include <map>
 
 using namespace fleet::runtime;
 
@@ -46,6 +47,7 @@ static double expectedF32Threshold = 1e-4;
 static double expectedF64Threshold = 1e-4;
 static std::vector<std::string> outputs;
 static std::string traceFile;
+static std::string profileFile;
 static unsigned hostWaitTimeoutMs = 0;
 static bool printStatistics = false;
 static unsigned warmupRuns = 0;
@@ -64,6 +66,42 @@ int fail(const std::string &message) {
 /// returned: fleet-run then exits 1 even though the call succeeded.
 bool reportingFailed = false;
 
+/// --profile_out: per dispatch description (the export name after
+/// `_dispatch_<N>_`, which recompiling the same source keeps; fleet-compile
+/// --profile reads it, docs/partitioning.md), the median device time of
+/// every traced execution of it, in microseconds.
+hal::Status writeDispatchProfile(const hal::Tracer &tracer,
+                                 const std::string &path) {
+  std::map<std::string, std::vector<double>> times;
+  for (const hal::TraceSlice &slice : tracer.slices()) {
+    size_t at = slice.name.find("_dispatch_");
+    if (at == std::string::npos || slice.failed)
+      continue;
+    size_t key = slice.name.find('_', at + std::strlen("_dispatch_"));
+    if (key == std::string::npos)
+      continue;
+    times[slice.name.substr(key + 1)].push_back(
+        (slice.endNanoseconds - slice.startNanoseconds) / 1e3);
+  }
+  std::string out = "{\"dispatches\": {";
+  bool first = true;
+  for (auto &[key, samples] : times) {
+    std::sort(samples.begin(), samples.end());
+    char line[128];
+    std::snprintf(line, sizeof(line),
+                  "\": {\"median_us\": %.3f, \"count\": %zu}",
+                  samples[samples.size() / 2], samples.size());
+    out += (first ? "\n  \"" : ",\n  \"") + key + line;
+    first = false;
+  }
+  out += "\n}}\n";
+  FILE *file = std::fopen(path.c_str(), "w");
+  if (!file || std::fputs(out.c_str(), file) < 0 || std::fclose(file) != 0)
+    return hal::makeStatus(hal::StatusCode::Unavailable, "--profile_out '",
+                           path, "': ", std::strerror(errno));
+  return {};
+}
+
 /// Trace and statistics are written on every exit path once the run began.
 struct Reporting {
   hal::Tracer tracer;
@@ -72,7 +110,7 @@ struct Reporting {
   bool runFailed = false;
 
   Reporting() {
-    if (!traceFile.empty())
+    if (!traceFile.empty() || !profileFile.empty())
       tracer.install();
     if (printStatistics)
       hal::setStatisticsTiming(true);
@@ -100,6 +138,14 @@ struct Reporting {
       tracer.uninstall();
       hal::Status status = tracer.writeChromeJson(traceFile);
       if (!status.ok()) {
+        reportingFailed = true;
+        fail(status.toString());
+      }
+    }
+    if (!profileFile.empty()) {
+      tracer.uninstall();
+      if (hal::Status status = writeDispatchProfile(tracer, profileFile);
+          !status.ok()) {
         reportingFailed = true;
         fail(status.toString());
       }
@@ -448,7 +494,8 @@ int run() {
   // when the measured call starts, as in a steady-state run. Then the timed
   // calls (--timed_runs), each from invoke until every device is idle.
   hal::Status status;
-  bool untraced = warmupRuns + timedRuns > 0 && !traceFile.empty();
+  bool untraced =
+      warmupRuns + timedRuns > 0 && !traceFile.empty() && profileFile.empty();
   if (untraced)
     reporting.tracer.uninstall();
   std::vector<double> callMilliseconds;
@@ -612,6 +659,10 @@ int main(int argc, char **argv) {
            "(print, the default)");
   app.add_option("--trace", traceFile,
                  "Write a Chrome/Perfetto trace of the run (JSON)");
+  app.add_option("--profile_out", profileFile,
+                 "Write each dispatch's median device time over every call "
+                 "(warm-up and timed calls included) as JSON, for "
+                 "fleet-compile --profile (Fleet extension)");
   app.add_option("--host_wait_timeout_ms", hostWaitTimeoutMs,
                  "Bound every host wait (the program's hal.fence.await and "
                  "fleet-run's own) to this many milliseconds; 0 = no bound");

@@ -33,6 +33,13 @@ struct CompileOptions {
   std::string cacheSizes;
   /// `--opt-data-tiling`: flow-data-tiling packs large matmuls.
   bool dataTiling = true;
+  /// `--partition`, `--micro-batches`, `--explain-placement`, `--profile`,
+  /// `--cost-model` (docs/partitioning.md).
+  std::string partition = "none";
+  int64_t microBatches = 1;
+  bool explainPlacement = false;
+  std::string profile;
+  std::string costModel;
 
   /// The options the global compiler flags set (fleet/Tools/CompilerFlags.h;
   /// their defaults when the flags are not registered or not given).

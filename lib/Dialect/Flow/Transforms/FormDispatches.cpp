@@ -12,6 +12,7 @@
 
 #include "fleet/Dialect/Flow/Transforms/Passes.h"
 
+#include "DispatchNames.h"
 #include "TensorOpsToLinalg.h"
 
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
@@ -82,45 +83,6 @@ bool isFoldedIntoConsumers(linalg::FillOp fill) {
       return false;
   }
   return !fill.getResult(0).use_empty();
-}
-
-std::string getElementTypeName(Type type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  os << getElementTypeOrSelf(type);
-  return name;
-}
-
-std::string getShapeName(ShapedType type) {
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  llvm::interleave(type.getShape(), os, "x");
-  return name;
-}
-
-/// A short description of the root for export names and traces, e.g.
-/// `matmul_64x32x16_f32` or `elementwise_4_f32`.
-std::string describeRoot(linalg::LinalgOp root) {
-  Type resultType = root->getNumResults() ? root->getResult(0).getType()
-                                          : root.getDpsInits()[0].getType();
-  auto shaped = cast<ShapedType>(resultType);
-  std::string element = getElementTypeName(shaped);
-  if (auto matmul = dyn_cast<linalg::MatmulOp>(root.getOperation())) {
-    auto lhs = cast<ShapedType>(matmul.getInputs()[0].getType());
-    return "matmul_" + std::to_string(shaped.getDimSize(0)) + "x" +
-           std::to_string(shaped.getDimSize(1)) + "x" +
-           std::to_string(lhs.getDimSize(1)) + "_" + element;
-  }
-  if (isa<linalg::BatchMatmulOp>(root.getOperation()))
-    return "batch_matmul_" + getShapeName(shaped) + "_" + element;
-  if (auto generic = dyn_cast<linalg::GenericOp>(root.getOperation())) {
-    bool reduction = generic.getNumReductionLoops() > 0;
-    return std::string(reduction ? "reduction_" : "elementwise_") +
-           getShapeName(shaped) + "_" + element;
-  }
-  std::string name = root->getName().stripDialect().str();
-  std::replace(name.begin(), name.end(), '.', '_');
-  return name + "_" + getShapeName(shaped) + "_" + element;
 }
 
 /// Text of an executable (export grid + inner module) for deduplication;
@@ -262,7 +224,7 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   // The dispatch function: bindings for inputs then results, then scalars.
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
   std::string executableName = baseName.str();
-  std::string exportName = executableName + "_" + describeRoot(root);
+  std::string exportName = executableName + "_" + flow::describeDispatchRoot(root);
   auto bindingType = stream::BindingType::get(context);
   SmallVector<Type> argTypes(tensorInputs.size() + rootOp->getNumResults(),
                              bindingType);
@@ -275,7 +237,7 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   executable.getBody().emplaceBlock();
   symbolTable.insert(executable);
   executableName = executable.getSymName().str();
-  exportName = executableName + "_" + describeRoot(root);
+  exportName = executableName + "_" + flow::describeDispatchRoot(root);
 
   OpBuilder exeBuilder = OpBuilder::atBlockBegin(&executable.getBody().front());
   auto exportOp = stream::ExecutableExportOp::create(

@@ -3,6 +3,7 @@
 #define FLEET_DIALECT_FLOW_TRANSFORMS_PASSES_H
 
 #include "fleet/Dialect/Flow/IR/FlowDialect.h"
+#include "fleet/Dialect/HAL/IR/HALDialect.h"
 #include "fleet/Dialect/Stream/IR/StreamDialect.h"
 #include "fleet/Dialect/Util/IR/UtilDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +21,14 @@ namespace fleet::flow {
 struct FlagDefaults {
   /// `--opt-data-tiling` (IREE: --iree-opt-data-tiling): flow-data-tiling.
   bool dataTiling = true;
+  /// `--partition` (Fleet's): none | pipeline (flow-partition-pipeline).
+  std::string partition = "none";
+  /// `--micro-batches` (Fleet's): flow-split-micro-batches.
+  int64_t microBatches = 1;
+  /// `--explain-placement`, `--profile`, `--cost-model` (Fleet's).
+  bool explainPlacement = false;
+  std::string profile;
+  std::string costModel;
 };
 FlagDefaults &getFlagDefaults();
 

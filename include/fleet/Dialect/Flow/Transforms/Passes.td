@@ -106,4 +106,70 @@ def ConvertConv2DToImg2ColPass
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def SplitMicroBatchesPass : Pass<"flow-split-micro-batches", "mlir::ModuleOp"> {
+  let summary = "Computes the batch of each entry function as K micro-batches";
+  let description = [{
+    With `count` K > 1, in every public host function: the leading
+    dimension B of input 0 is the batch; every input whose leading
+    dimension is B is sliced into K parts of B/K rows, every op reached
+    from them is cloned per micro-batch (micro-batch-major), and each
+    result derived from them is the `tensor.concat` of its parts. Ops not
+    reached from the batch stay once. Every op on the batch must treat batch
+    rows independently (docs/partitioning.md "Micro-batches"); the first
+    that does not is the error, e.g. a reduction over the batch:
+
+    ```
+    error: 'linalg.generic' op does not treat batch rows independently (it
+    reads across the batch dimension: loop d0 is a reduction)
+    ```
+
+    Clones are marked for flow-partition-pipeline (`fleet.micro_batch`,
+    `fleet.template`), which cuts them as one.
+  }];
+  let options = [
+    Option<"count", "count", "int64_t", /*default=*/"1",
+           "Micro-batches (fleet-compile --micro-batches)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
+def PartitionPipelinePass : Pass<"flow-partition-pipeline", "mlir::ModuleOp"> {
+  let summary = "Cuts each entry function into pipeline stages over the devices";
+  let description = [{
+    Mode `pipeline`: the compute ops of every public host function (in
+    program order) are cut into contiguous stages, stage s on the module's
+    s-th device global, so that the busiest stage (estimated compute plus
+    transfers in, docs/partitioning.md "Cost model") is least busy; values
+    crossing a cut get a `flow.tensor.transfer` to the consumer's device,
+    inputs without an affinity are imported where they are first used.
+    Explicit placements (`stream.affinity` on an op, the user's
+    `flow.tensor.transfer`, an input's affinity) are constraints. Ops cloned
+    per micro-batch are cut together. Mode `none` only removes the
+    micro-batch marks.
+
+    ```mlir
+    %a = linalg.matmul ins(%x, %w1 ...)   // stage 0
+    %b = linalg.matmul ins(%a, %w2 ...)   // stage 1
+    // becomes
+    %a = linalg.matmul ins(%x, %w1 ...)
+    %t = flow.tensor.transfer %a : tensor<128x256xf32> to #hal.device.affinity<@device_b>
+    %b = linalg.matmul ins(%t, %w2 ...)
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"pipeline\"",
+           "pipeline | none (fleet-compile --partition)">,
+    Option<"costModel", "cost-model", "std::string", /*default=*/"\"\"",
+           "JSON file of cost-model constants (bench/calibrate_cost_model.py)">,
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "Measured dispatch times (fleet-run --profile_out)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Prints the stages, their costs and the reason of each cut to "
+           "stderr (fleet-compile --explain-placement)">,
+  ];
+  let dependentDialects = [
+    "::fleet::flow::FlowDialect", "::fleet::hal::HALDialect"];
+}
+
 #endif // FLEET_DIALECT_FLOW_TRANSFORMS_PASSES_TD

@@ -1,0 +1,116 @@
+//===- PartitionExplain.cpp - --explain-placement's report ----------------===//
+
+#include "PartitionExplain.h"
+
+#include "fleet/Dialect/HAL/IR/HALDialect.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace fleet;
+using namespace fleet::flow;
+
+static void printMillis(llvm::raw_ostream &os, double seconds) {
+  os << llvm::format("%.3f ms", seconds * 1e3);
+}
+
+static void printDevice(llvm::raw_ostream &os, Attribute device) {
+  if (auto affinity = dyn_cast<hal::DeviceAffinityAttr>(device))
+    os << affinity.getDevice();
+  else
+    os << device;
+}
+
+void fleet::flow::printPlacementReport(const PlacementReport &report,
+                                       llvm::raw_ostream &os) {
+  const PipelineCut &cut = report.cut;
+  int stages = report.problem.numStages;
+  os << "placement of @" << report.func.getSymName() << ": "
+     << report.problem.nodes.size() << " ops in " << stages << " stages";
+  if (report.microBatches > 1)
+    os << ", " << report.microBatches << " micro-batches (times per "
+       << "micro-batch)";
+  os << "\n";
+  for (int s = 0; s < stages; ++s) {
+    double estimated = 0, measured = 0;
+    int count = 0;
+    bool anyMeasured = false;
+    for (auto [node, stage] : llvm::enumerate(cut.stageOfNode)) {
+      if (stage != s)
+        continue;
+      ++count;
+      estimated += report.costOfNode[node].estimatedSeconds;
+      measured += report.costOfNode[node].seconds;
+      anyMeasured |= report.costOfNode[node].measured;
+    }
+    os << "stage " << s << " on ";
+    printDevice(os, report.devices[s]);
+    os << ": busy ";
+    printMillis(os, cut.stageSeconds[s]);
+    os << " = compute ";
+    printMillis(os, cut.computeSeconds[s]);
+    os << " (estimated ";
+    printMillis(os, estimated);
+    if (anyMeasured) {
+      os << ", with measured times ";
+      printMillis(os, measured);
+    }
+    os << ") + transfers in ";
+    printMillis(os, cut.stageSeconds[s] - cut.computeSeconds[s]);
+    os << "; " << llvm::format("%.0f", cut.bytesIn[s]) << " B in; " << count
+       << " ops\n";
+    for (auto [node, stage] : llvm::enumerate(cut.stageOfNode)) {
+      if (stage != s)
+        continue;
+      const OpCost &cost = report.costOfNode[node];
+      Operation *op = report.opsOfNode[node].front();
+      os << "  ";
+      printMillis(os, cost.seconds);
+      os << (cost.measured ? " measured " : " estimated ") << op->getName();
+      if (std::string key = getProfileKey(op); !key.empty())
+        os << " " << key;
+      os << " " << op->getLoc() << "\n";
+    }
+  }
+  // Each cut against its neighbours: the cut sits where moving it by one op
+  // either way makes the busiest stage no less busy.
+  for (int node = 1; node < (int)cut.stageOfNode.size(); ++node) {
+    int before = cut.stageOfNode[node - 1], after = cut.stageOfNode[node];
+    if (before == after)
+      continue;
+    double bytes = 0;
+    for (const auto &value : report.problem.values) {
+      if (value.producer < 0 || value.producer >= node)
+        continue;
+      if (llvm::any_of(value.consumers, [&](int c) { return c >= node; }))
+        bytes += value.bytes;
+    }
+    os << "cut stage " << before << " | stage " << after << " after "
+       << report.opsOfNode[node - 1].front()->getName() << " "
+       << report.opsOfNode[node - 1].front()->getLoc() << ": "
+       << llvm::format("%.0f", bytes) << " B cross; busiest ";
+    printMillis(os, cut.busiest);
+    SmallVector<int> earlier(cut.stageOfNode), later(cut.stageOfNode);
+    earlier[node - 1] = after;
+    later[node] = before;
+    auto pinned = [&](int n, int stage) {
+      int pin = report.problem.nodes[n].pinnedStage;
+      return pin >= 0 && pin != stage;
+    };
+    if (!pinned(node - 1, after)) {
+      os << "; one op earlier ";
+      printMillis(os, evaluatePipelineCut(report.problem, earlier).busiest);
+    }
+    if (!pinned(node, before)) {
+      os << "; one op later ";
+      printMillis(os, evaluatePipelineCut(report.problem, later).busiest);
+    }
+    os << "\n";
+  }
+  PipelineCut greedy = evaluatePipelineCut(
+      report.problem, getEqualComputeCut(report.problem));
+  os << "equal-compute cut (greedy): busiest ";
+  printMillis(os, greedy.busiest);
+  os << "; chosen: ";
+  printMillis(os, cut.busiest);
+  os << "\n";
+}
