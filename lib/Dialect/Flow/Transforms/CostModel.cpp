@@ -15,6 +15,10 @@ using namespace mlir;
 using namespace fleet;
 using namespace fleet::flow;
 
+/// Payload FLOP of a division (see getPayloadFlops); docs/partitioning.md
+/// "Cost model".
+static constexpr double kDivisionFlops = 4;
+
 static llvm::Expected<llvm::json::Value> readJSON(StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
@@ -42,6 +46,7 @@ llvm::Expected<CostConstants> CostConstants::load(StringRef path) {
   std::pair<StringRef, double *> keys[] = {
       {"contraction_flops_per_s", &constants.contractionFlopsPerSecond},
       {"vector_flops_per_s", &constants.vectorFlopsPerSecond},
+      {"transcendental_flops", &constants.transcendentalFlops},
       {"bytes_per_s", &constants.bytesPerSecond},
       {"dispatch_s", &constants.dispatchSeconds},
       {"transfer_bytes_per_s", &constants.transferBytesPerSecond},
@@ -139,16 +144,31 @@ static bool isMultiplyAccumulate(linalg::LinalgOp op) {
   return hasMul && hasAdd;
 }
 
+/// FLOP a payload op counts for: transcendental functions (math dialect:
+/// exp, tanh, rsqrt, ...) and divisions expand into several instructions.
+static double getPayloadFlops(Operation *op, const CostConstants &constants) {
+  if (isa<math::MathDialect>(op->getDialect()))
+    return constants.transcendentalFlops;
+  if (isa<arith::DivFOp, arith::RemFOp>(op))
+    return kDivisionFlops;
+  return 1;
+}
+
 OpCost fleet::flow::estimateOpCost(Operation *op,
                                    const CostConstants &constants,
                                    const Profile *profile) {
   OpCost cost;
   if (!isCostedOp(op))
     return cost;
-  for (Value operand : op->getOperands())
-    cost.bytes += getStaticByteSize(operand.getType());
-  for (Value result : op->getResults())
-    cost.bytes += getStaticByteSize(result.getType());
+  if (isHostCopy(op)) {
+    // Reads what it writes: the result's bytes, twice.
+    cost.bytes = 2.0 * getStaticByteSize(op->getResult(0).getType());
+  } else {
+    for (Value operand : op->getOperands())
+      cost.bytes += getStaticByteSize(operand.getType());
+    for (Value result : op->getResults())
+      cost.bytes += getStaticByteSize(result.getType());
+  }
   double rate = constants.vectorFlopsPerSecond;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     // DPS inits are read only when the payload uses them; count results once.
@@ -158,17 +178,18 @@ OpCost fleet::flow::estimateOpCost(Operation *op,
     double iterations = 1;
     for (int64_t range : linalgOp.getStaticLoopRanges())
       iterations *= ShapedType::isDynamic(range) ? 1 : range;
-    int64_t bodyOps = 0;
+    double bodyFlops = 0;
     linalgOp.getBlock()->walk([&](Operation *inner) {
-      if (!isa<linalg::YieldOp, linalg::IndexOp>(inner))
-        ++bodyOps;
+      if (!isa<linalg::YieldOp, linalg::IndexOp, arith::ConstantOp>(inner))
+        bodyFlops += getPayloadFlops(inner, constants);
     });
-    cost.flops = iterations * std::max<int64_t>(1, bodyOps);
+    cost.flops = iterations * std::max(1.0, bodyFlops);
     if (isMultiplyAccumulate(linalgOp))
       rate = constants.contractionFlopsPerSecond;
   } else if (isElementwiseTensorOp(op)) {
     cost.flops = static_cast<double>(
-        cast<RankedTensorType>(op->getResult(0).getType()).getNumElements());
+        cast<RankedTensorType>(op->getResult(0).getType()).getNumElements() *
+        getPayloadFlops(op, constants));
   }
   // A host copy streams its bytes and dispatches no kernel.
   double fixed = isHostCopy(op) ? 0 : constants.dispatchSeconds;

@@ -512,10 +512,15 @@ struct FormDispatchesPass
     RewritePatternSet toLinalg(context);
     linalg::populateElementwiseToLinalgConversionPatterns(toLinalg);
     FrozenRewritePatternSet frozenToLinalg(std::move(toLinalg));
+    // Both pattern sets only shrink the IR (one op per rewrite converted or
+    // fused away), so they converge; a long chain needs more sweeps than the
+    // driver's default of 10, which is no error.
+    GreedyRewriteConfig untilDone;
+    untilDone.setMaxIterations(GreedyRewriteConfig::kNoLimit);
     for (auto func : funcs) {
-      if (failed(flow::decomposeAggregatedOps(func)) ||
-          failed(applyPatternsGreedily(func, frozenToLinalg)))
+      if (failed(flow::decomposeAggregatedOps(func)))
         return signalPassFailure();
+      (void)applyPatternsGreedily(func, frozenToLinalg, untilDone);
       flow::refineStaticShapes(func);
       flow::lowerAsserts(func);
       flow::convertTensorOpsToLinalg(func);
@@ -528,8 +533,7 @@ struct FormDispatchesPass
         });
     FrozenRewritePatternSet frozen(std::move(patterns));
     for (auto func : funcs)
-      if (failed(applyPatternsGreedily(func, frozen)))
-        return signalPassFailure();
+      (void)applyPatternsGreedily(func, frozen, untilDone);
 
     for (auto func : funcs)
       flow::clampGatherIndices(func);

@@ -56,7 +56,7 @@ void fleet::flow::printPlacementReport(const PlacementReport &report,
     }
     os << ") + transfers in ";
     printMillis(os, cut.stageSeconds[s] - cut.computeSeconds[s]);
-    os << "; " << llvm::format("%.0f", cut.bytesIn[s]) << " B in; " << count
+    os << "; " << llvm::format("%.0f", cut.bytesIn[s]) << " B copied in; " << count
        << " ops\n";
     for (auto [node, stage] : llvm::enumerate(cut.stageOfNode)) {
       if (stage != s)
@@ -87,7 +87,7 @@ void fleet::flow::printPlacementReport(const PlacementReport &report,
     os << "cut stage " << before << " | stage " << after << " after "
        << report.opsOfNode[node - 1].front()->getName() << " "
        << report.opsOfNode[node - 1].front()->getLoc() << ": "
-       << llvm::format("%.0f", bytes) << " B cross; busiest ";
+       << llvm::format("%.0f", bytes) << " B cross it; busiest ";
     printMillis(os, cut.busiest);
     SmallVector<int> earlier(cut.stageOfNode), later(cut.stageOfNode);
     earlier[node - 1] = after;

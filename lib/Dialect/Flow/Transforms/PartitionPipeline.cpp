@@ -310,6 +310,10 @@ LogicalResult FunctionPartitioner::run(bool explain) {
     return estimateTransferSeconds(bytes, direct, constants);
   };
   problem.transferSeconds = transferSeconds;
+  auto copiesBytes = [&](int from, int to) {
+    return !topology.hasDirectAccess(devices[to], devices[from]);
+  };
+  problem.copiesBytes = copiesBytes;
   buildProblem(problem);
   if (problem.nodes.empty())
     return success();

@@ -44,7 +44,8 @@ PipelineCut fleet::flow::evaluatePipelineCut(const PipelineProblem &problem,
         continue;
       paid[to] = true;
       cut.stageSeconds[to] += problem.transferSeconds(value.bytes, from, to);
-      cut.bytesIn[to] += value.bytes;
+      if (problem.copiesBytes(from, to))
+        cut.bytesIn[to] += value.bytes;
     }
   }
   cut.busiest = *std::max_element(cut.stageSeconds.begin(),
@@ -117,6 +118,9 @@ fleet::flow::solvePipelineCuts(const PipelineProblem &problem) {
       stages, llvm::SmallVector<double>(n + 1, kInfinity));
   llvm::SmallVector<llvm::SmallVector<int>> from(
       stages, llvm::SmallVector<int>(n + 1, -1));
+  // Stage 0 may be empty.
+  best[0][0] = 0;
+  from[0][0] = 0;
   llvm::SmallVector<int> stamp(problem.values.size(), -1);
   llvm::SmallVector<double> transfers(stages);
   const double slack = 1e-12;

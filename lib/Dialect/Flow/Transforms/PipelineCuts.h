@@ -47,12 +47,15 @@ struct PipelineProblem {
   llvm::SmallVector<Value> values;
   /// Seconds to move `bytes` from stage `from`'s device to stage `to`'s.
   llvm::function_ref<double(double bytes, int from, int to)> transferSeconds;
+  /// False when stage `to`'s device reads stage `from`'s memory in place.
+  llvm::function_ref<bool(int from, int to)> copiesBytes;
 };
 
 struct PipelineCut {
   /// Stage of each node.
   llvm::SmallVector<int> stageOfNode;
-  /// Per stage: busy time (compute + transfers in), compute alone, bytes in.
+  /// Per stage: busy time (compute + transfers in), compute alone, bytes
+  /// copied in (values read in place excluded).
   llvm::SmallVector<double> stageSeconds;
   llvm::SmallVector<double> computeSeconds;
   llvm::SmallVector<double> bytesIn;

@@ -8,12 +8,16 @@
 //   seconds = max(flops / rate, bytes / bytesPerSecond) + dispatchSeconds
 //
 // where flops counts the payload's arith/math ops once per iteration of the
-// op's static iteration space (a multiply-add is 2), `rate` is the
+// op's static iteration space (a multiply-add is 2, a math-dialect function
+// such as exp or tanh `transcendentalFlops`, a division 4; constants are
+// free), `rate` is the
 // contraction rate for ops with a reduction loop whose body is a
 // multiply-accumulate and the vector rate otherwise, and bytes are the
-// static sizes of every tensor operand and result. Host-side copies
-// (extract_slice, insert_slice, concat, pad) cost their bytes at the copy
-// rate and no flops; reshapes and floating values cost nothing.
+// static sizes of every tensor operand and result (an init the payload does
+// not read excluded). Host-side copies (extract_slice, insert_slice, concat,
+// pad) read and write their result's bytes, with no flops and no dispatch;
+// reshapes and floating values (empty tensors, constants, fills of them)
+// cost nothing.
 //
 // A measured profile (`fleet-run --profile_out`) replaces the estimate of a
 // dispatch root by the median device time recorded under its profile key
@@ -41,17 +45,19 @@ namespace fleet::flow {
 /// with these keys) replaces any of them.
 struct CostConstants {
   /// FLOP/s of a contraction kernel (matmul-like reduction of products).
-  double contractionFlopsPerSecond = 9.0e10;
+  double contractionFlopsPerSecond = 8.7e10;
   /// FLOP/s of elementwise and reduction kernels.
-  double vectorFlopsPerSecond = 8.0e9;
+  double vectorFlopsPerSecond = 2.2e10;
+  /// FLOP one math-dialect function (exp, tanh, rsqrt, ...) counts for.
+  double transcendentalFlops = 14;
   /// Bytes/s a kernel streams through (reads + writes).
-  double bytesPerSecond = 1.2e10;
+  double bytesPerSecond = 2.0e10;
   /// Host and queue cost of one dispatch.
-  double dispatchSeconds = 5.0e-6;
+  double dispatchSeconds = 1.2e-6;
   /// Bytes/s of a copy between devices that cannot read each other's memory.
-  double transferBytesPerSecond = 8.0e9;
+  double transferBytesPerSecond = 1.5e10;
   /// Fixed cost of one cross-device transfer (a wait across queues).
-  double transferSeconds = 1.0e-5;
+  double transferSeconds = 2.5e-5;
 
   /// Reads the keys present in the JSON object of `path`; a key that is no
   /// constant or a value that is not a positive number is an error.

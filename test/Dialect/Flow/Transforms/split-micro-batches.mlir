@@ -1,0 +1,45 @@
+// RUN: fleet-opt %s --split-input-file --flow-split-micro-batches=count=4 | FileCheck %s
+
+// A batch of 8 rows as 4 micro-batches of 2, micro-batch-major; the weight
+// (leading dimension 16, not the batch) is shared, and its preparation (the
+// transpose) stays once, before the micro-batches. Rows flattened with
+// another dimension ([8, 4, 16] -> [32, 16]) split into 8-row parts.
+#map = affine_map<(i, j) -> (i, j)>
+module {
+  // CHECK-LABEL: util.func public @mlp
+  util.func public @mlp(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 "x" : !hal.buffer_view -> tensor<8x4x16xf32>
+    %w = hal.tensor.import %arg1 "w" : !hal.buffer_view -> tensor<16x16xf32>
+    %zero = arith.constant 0.0 : f32
+    %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<8x4x16xf32> into tensor<32x16xf32>
+    %te = tensor.empty() : tensor<16x16xf32>
+    %wt = linalg.transpose ins(%w : tensor<16x16xf32>) outs(%te : tensor<16x16xf32>) permutation = [1, 0]
+    %e = tensor.empty() : tensor<32x16xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+    %m = linalg.matmul ins(%x2, %wt : tensor<32x16xf32>, tensor<16x16xf32>) outs(%f : tensor<32x16xf32>) -> tensor<32x16xf32>
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+        ins(%m : tensor<32x16xf32>) outs(%e : tensor<32x16xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %c = arith.maximumf %v, %zero : f32
+      linalg.yield %c : f32
+    } -> tensor<32x16xf32>
+    %y = tensor.expand_shape %r [[0, 1], [2]] output_shape [8, 4, 16] : tensor<32x16xf32> into tensor<8x4x16xf32>
+    %out = hal.tensor.export %y "y" : tensor<8x4x16xf32> -> !hal.buffer_view
+    util.return %out : !hal.buffer_view
+  }
+}
+// CHECK: %[[X:.+]] = hal.tensor.import %arg0 "x" : !hal.buffer_view -> tensor<8x4x16xf32>
+// CHECK: %[[WT:.+]] = linalg.transpose {{.*}}fleet.template
+// CHECK: %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0] [2, 4, 16] [1, 1, 1] {fleet.micro_batch = 0 : i64, fleet.template = [[SLICE:[0-9]+]] : i64}
+// CHECK: %[[X1:.+]] = tensor.extract_slice %[[X]][2, 0, 0] [2, 4, 16] [1, 1, 1] {fleet.micro_batch = 1 : i64, fleet.template = [[SLICE]] : i64}
+// CHECK: tensor.extract_slice %[[X]][4, 0, 0]
+// CHECK: tensor.extract_slice %[[X]][6, 0, 0]
+// CHECK: %[[C0:.+]] = tensor.collapse_shape %[[X0]] {{.*}} : tensor<2x4x16xf32> into tensor<8x16xf32>
+// CHECK: %[[M0:.+]] = linalg.matmul {fleet.micro_batch = 0 : i64, fleet.template = [[MM:[0-9]+]] : i64} ins(%[[C0]], %[[WT]] : tensor<8x16xf32>, tensor<16x16xf32>)
+// CHECK: %[[R0:.+]] = linalg.generic {{.*}} ins(%[[M0]] : tensor<8x16xf32>)
+// CHECK: %[[Y0:.+]] = tensor.expand_shape %[[R0]] {{.*}} output_shape [2, 4, 16] {{.*}}: tensor<8x16xf32> into tensor<2x4x16xf32>
+// CHECK: tensor.collapse_shape %[[X1]]
+// CHECK: linalg.matmul {fleet.micro_batch = 1 : i64, fleet.template = [[MM]] : i64}
+// CHECK: %[[Y3:.+]] = tensor.expand_shape {{.*}} into tensor<2x4x16xf32>
+// CHECK: %[[Y:.+]] = tensor.concat dim(0) %[[Y0]], %{{.+}}, %{{.+}}, %[[Y3]] {{.*}}: (tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<8x4x16xf32>
+// CHECK: hal.tensor.export %[[Y]] "y"
