@@ -9,8 +9,9 @@
 // a function input without affinity is imported on the device of its first
 // consumer; an op of a stage off the default device with no placed operand
 // carries that stage's `stream.affinity`. Explicit placements stay: an op
-// with `stream.affinity` and a user's `flow.tensor.transfer` are pinned to
-// their device's stage, an input with an affinity lives there. Ops cloned
+// with `stream.affinity`, or reading the result of a `flow.tensor.transfer`
+// the user wrote, is pinned to that device's stage; inputs with an affinity
+// and the user's transfers keep placing their values. Ops cloned
 // per micro-batch (flow-split-micro-batches) are cut as their template, so
 // every micro-batch crosses the same cuts. `fleet.template` and
 // `fleet.micro_batch` are removed in every mode.
@@ -124,6 +125,8 @@ Source FunctionPartitioner::traceSource(Value value) {
   source.input = value;
   if (auto import = dyn_cast_or_null<hal::TensorImportOp>(def))
     source.stage = getStageOf(import.getAffinityAttr());
+  else if (auto transfer = dyn_cast_or_null<flow::TensorTransferOp>(def))
+    source.stage = getStageOf(transfer.getTargetAttr());
   else if (def)
     source.stage = getStageOf(stream::getDefaultAffinity(def));
   return source;
@@ -133,9 +136,8 @@ void FunctionPartitioner::buildProblem(PipelineProblem &problem) {
   Block &body = func.getFunctionBody().front();
   DenseMap<int64_t, int> nodeOfTemplate;
   for (Operation &op : body) {
-    bool transfer = isa<flow::TensorTransferOp>(op);
-    if (!transfer && (!isCostedOp(&op) ||
-                      (isa<linalg::FillOp>(op) && isFloating(op.getResult(0)))))
+    if (!isCostedOp(&op) ||
+        (isa<linalg::FillOp>(op) && isFloating(op.getResult(0))))
       continue;
     if (auto k = op.getAttrOfType<IntegerAttr>("fleet.micro_batch"))
       microBatches = std::max<int64_t>(microBatches, k.getInt() + 1);
@@ -163,8 +165,13 @@ void FunctionPartitioner::buildProblem(PipelineProblem &problem) {
     total.seconds += cost.seconds;
     total.estimatedSeconds += cost.estimatedSeconds;
     total.measured |= cost.measured;
-    Attribute pin = transfer ? cast<flow::TensorTransferOp>(op).getTargetAttr()
-                             : op.getAttr("stream.affinity");
+    // The user's placements: the op's own affinity, else the target of a
+    // transfer the user wrote for one of its operands.
+    Attribute pin = op.getAttr("stream.affinity");
+    for (Value operand : op.getOperands())
+      if (auto transfer = operand.getDefiningOp<flow::TensorTransferOp>();
+          transfer && !pin)
+        pin = transfer.getTargetAttr();
     if (int stage = getStageOf(pin); stage >= 0)
       problem.nodes[node].pinnedStage = stage;
   }
@@ -255,7 +262,7 @@ void FunctionPartitioner::rewrite(const PipelineCut &cut) {
   DenseMap<std::pair<Value, int>, Value> transferred;
   for (Operation *op : ops) {
     int stage = cut.stageOfNode[nodeOfOp.lookup(op)];
-    if (isa<flow::TensorTransferOp>(op) || op->hasAttr("stream.affinity"))
+    if (op->hasAttr("stream.affinity"))
       continue;
     bool placedOperand = false;
     for (OpOperand &use : op->getOpOperands()) {
