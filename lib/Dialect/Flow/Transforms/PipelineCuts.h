@@ -7,9 +7,12 @@
 // range of nodes and stages follow the order; the busy time of a stage is
 // its nodes' cost plus the transfers of the values it consumes from other
 // stages (each value once per consuming stage). solvePipelineCuts returns a
-// cut minimizing the busiest stage (ties: fewer transfer seconds) by dynamic
-// programming over (stage, prefix): O(S * N^2) steps in the worst case,
-// pruned by the bound of the equal-compute cut.
+// cut minimizing the busiest stage (ties: the earliest last cut) by dynamic
+// programming over (stage, prefix). Stages but the last are extended node by
+// node only while their compute stays within the bound of the equal-compute
+// cut (O(N^2 / S) steps per stage); the last stage's cost for every start is
+// read off suffix sums and a difference array of the values crossing into
+// it, so two stages take O(N + values) after one sweep of the first.
 //
 // A node may be pinned to a stage (an explicit placement the user wrote);
 // stages may stay empty.
