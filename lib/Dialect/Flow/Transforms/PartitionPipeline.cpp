@@ -6,8 +6,8 @@
 // (compute plus transfers in; CostModel.h, PipelineCuts.h). A value consumed
 // on another device than the one it lives on reaches it through one
 // `flow.tensor.transfer` per (value, device), placed after its definition;
-// a function input without affinity is imported on the device of its first
-// consumer; an op of a stage off the default device with no placed operand
+// a function input or tensor global without affinity is imported on (lives
+// on) the device of its first consumer; an op of a stage off the default device with no placed operand
 // carries that stage's `stream.affinity`. Explicit placements stay: an op
 // with `stream.affinity`, or reading the result of a `flow.tensor.transfer`
 // the user wrote, is pinned to that device's stage; inputs with an affinity
@@ -96,6 +96,15 @@ int FunctionPartitioner::getStageOf(Attribute affinity) {
   return -1;
 }
 
+/// The global `value` loads, when it is a tensor global.
+static util::GlobalOp getLoadedGlobal(Value value) {
+  auto load = value.getDefiningOp<util::GlobalLoadOp>();
+  if (!load)
+    return {};
+  return SymbolTable::lookupNearestSymbolFrom<util::GlobalOp>(
+      load, load.getGlobalAttr());
+}
+
 bool FunctionPartitioner::isFloating(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def)
@@ -127,6 +136,8 @@ Source FunctionPartitioner::traceSource(Value value) {
     source.stage = getStageOf(import.getAffinityAttr());
   else if (auto transfer = dyn_cast_or_null<flow::TensorTransferOp>(def))
     source.stage = getStageOf(transfer.getTargetAttr());
+  else if (auto global = getLoadedGlobal(value))
+    source.stage = getStageOf(global->getAttr("stream.affinity"));
   else if (def)
     source.stage = getStageOf(stream::getDefaultAffinity(def));
   return source;
@@ -256,6 +267,12 @@ void FunctionPartitioner::rewrite(const PipelineCut &cut) {
         import.setAffinityAttr(devices[stage]);
         LLVM_DEBUG(llvm::dbgs() << "import " << import.getName() << " on "
                                 << devices[stage] << "\n");
+      } else if (util::GlobalOp global = getLoadedGlobal(source.input)) {
+        // A global (a weight) lives where it is first used (rule 5 of
+        // AffinityAnalysis.h: its home is its `stream.affinity`).
+        global->setAttr("stream.affinity", devices[stage]);
+        LLVM_DEBUG(llvm::dbgs() << "global @" << global.getSymName()
+                                << " on " << devices[stage] << "\n");
       }
     }
   }
@@ -302,10 +319,11 @@ void FunctionPartitioner::rewrite(const PipelineCut &cut) {
 LogicalResult FunctionPartitioner::run(bool explain) {
   Block &body = func.getFunctionBody().front();
   for (Operation &op : body) {
-    if (op.getNumRegions() == 0 || isa<linalg::LinalgOp>(op))
+    if (op.getNumRegions() == 0 || isCostedOp(&op))
       continue;
     bool holdsCompute = false;
-    op.walk([&](Operation *inner) { holdsCompute |= isCostedOp(inner); });
+    for (Region &region : op.getRegions())
+      region.walk([&](Operation *inner) { holdsCompute |= isCostedOp(inner); });
     if (holdsCompute)
       return op.emitOpError("holds compute ops; --partition=pipeline cuts "
                             "straight-line functions only");

@@ -256,16 +256,23 @@ FailureOr<bool> BatchSplitter::run() {
     op = next;
   }
 
+  // Micro-batch k: its slice of each batched input, then its ops (a slice
+  // is a copy; taking it just before its consumers lets micro-batch 0 start
+  // without waiting for the others' slices).
   OpBuilder builder(anchor);
   SmallVector<IRMapping> mappings(count);
-  for (auto [index, import] : llvm::enumerate(imports)) {
-    if (!isBatched(import.getResult()))
-      continue;
-    auto type = cast<RankedTensorType>(import.getType());
-    RankedTensorType micro = getMicroType(type);
-    int64_t sliceTemplate = nextTemplate++;
-    for (int64_t k = 0; k < count; ++k) {
-      SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
+  DenseMap<Operation *, int64_t> sliceTemplates;
+  for (hal::TensorImportOp import : imports)
+    if (isBatched(import.getResult()))
+      sliceTemplates[import] = nextTemplate++;
+  for (int64_t k = 0; k < count; ++k) {
+    for (hal::TensorImportOp import : imports) {
+      if (!isBatched(import.getResult()))
+        continue;
+      auto type = cast<RankedTensorType>(import.getType());
+      RankedTensorType micro = getMicroType(type);
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        builder.getIndexAttr(0));
       offsets[0] = builder.getIndexAttr(k * micro.getDimSize(0));
       SmallVector<OpFoldResult> sizes, strides(type.getRank(),
                                                builder.getIndexAttr(1));
@@ -275,11 +282,10 @@ FailureOr<bool> BatchSplitter::run() {
           builder, import.getLoc(), micro, import.getResult(), offsets, sizes,
           strides);
       slice->setAttr("fleet.micro_batch", IntegerAttr::get(i64, k));
-      slice->setAttr("fleet.template", IntegerAttr::get(i64, sliceTemplate));
+      slice->setAttr("fleet.template",
+                     IntegerAttr::get(i64, sliceTemplates[import]));
       mappings[k].map(import.getResult(), slice.getResult());
     }
-  }
-  for (int64_t k = 0; k < count; ++k) {
     for (Operation *op : ordered) {
       Operation *clone = cloneForMicroBatch(builder, op, mappings[k]);
       clone->setAttr("fleet.micro_batch", IntegerAttr::get(i64, k));

@@ -31,15 +31,15 @@ module {
 // CHECK: %[[X:.+]] = hal.tensor.import %arg0 "x" : !hal.buffer_view -> tensor<8x4x16xf32>
 // CHECK: %[[WT:.+]] = linalg.transpose {{.*}}fleet.template
 // CHECK: %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0] [2, 4, 16] [1, 1, 1] {fleet.micro_batch = 0 : i64, fleet.template = [[SLICE:[0-9]+]] : i64}
-// CHECK: %[[X1:.+]] = tensor.extract_slice %[[X]][2, 0, 0] [2, 4, 16] [1, 1, 1] {fleet.micro_batch = 1 : i64, fleet.template = [[SLICE]] : i64}
-// CHECK: tensor.extract_slice %[[X]][4, 0, 0]
-// CHECK: tensor.extract_slice %[[X]][6, 0, 0]
-// CHECK: %[[C0:.+]] = tensor.collapse_shape %[[X0]] {{.*}} : tensor<2x4x16xf32> into tensor<8x16xf32>
+// CHECK-NEXT: %[[C0:.+]] = tensor.collapse_shape %[[X0]] {{.*}} : tensor<2x4x16xf32> into tensor<8x16xf32>
 // CHECK: %[[M0:.+]] = linalg.matmul {fleet.micro_batch = 0 : i64, fleet.template = [[MM:[0-9]+]] : i64} ins(%[[C0]], %[[WT]] : tensor<8x16xf32>, tensor<16x16xf32>)
 // CHECK: %[[R0:.+]] = linalg.generic {{.*}} ins(%[[M0]] : tensor<8x16xf32>)
 // CHECK: %[[Y0:.+]] = tensor.expand_shape %[[R0]] {{.*}} output_shape [2, 4, 16] {{.*}}: tensor<8x16xf32> into tensor<2x4x16xf32>
-// CHECK: tensor.collapse_shape %[[X1]]
+// CHECK-NEXT: %[[X1:.+]] = tensor.extract_slice %[[X]][2, 0, 0] [2, 4, 16] [1, 1, 1] {fleet.micro_batch = 1 : i64, fleet.template = [[SLICE]] : i64}
+// CHECK-NEXT: tensor.collapse_shape %[[X1]]
 // CHECK: linalg.matmul {fleet.micro_batch = 1 : i64, fleet.template = [[MM]] : i64}
+// CHECK: tensor.extract_slice %[[X]][4, 0, 0]
+// CHECK: tensor.extract_slice %[[X]][6, 0, 0]
 // CHECK: tensor.expand_shape {{.*}} into tensor<2x4x16xf32>
 // CHECK: %[[Y:.+]] = tensor.concat dim(0) %[[Y0]], %{{.+}}, %{{.+}}, %{{[a-z_0-9]+}} {{.*}}: (tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<8x4x16xf32>
 // CHECK: hal.tensor.export %[[Y]] "y"
