@@ -82,6 +82,48 @@ def flt(value):
 
 ACT = tensor((SEQ, HIDDEN))
 
+# Payloads of the row-wise ops, shared with batched.py (the same block on a
+# batch): the variance reduction (its sum of squares), the normalize step of
+# LayerNorm and GELU (tanh form) after the first MLP projection's bias.
+VARIANCE_PAYLOAD = f"""    ^bb0(%v: f32, %s: f32, %acc: f32):
+      %inv_n = arith.constant {flt(1.0 / HIDDEN)} : f32
+      %mean = arith.mulf %s, %inv_n : f32
+      %d = arith.subf %v, %mean : f32
+      %d2 = arith.mulf %d, %d : f32
+      %r = arith.addf %d2, %acc : f32
+      linalg.yield %r : f32
+"""
+NORMALIZE_PAYLOAD = f"""    ^bb0(%v: f32, %s: f32, %q: f32, %g: f32, %b: f32, %out: f32):
+      %inv_n = arith.constant {flt(1.0 / HIDDEN)} : f32
+      %eps = arith.constant {flt(EPS)} : f32
+      %mean = arith.mulf %s, %inv_n : f32
+      %variance = arith.mulf %q, %inv_n : f32
+      %ve = arith.addf %variance, %eps : f32
+      %rstd = math.rsqrt %ve : f32
+      %d = arith.subf %v, %mean : f32
+      %n = arith.mulf %d, %rstd : f32
+      %scaled = arith.mulf %n, %g : f32
+      %r = arith.addf %scaled, %b : f32
+      linalg.yield %r : f32
+"""
+GELU_PAYLOAD = f"""    ^bb0(%v: f32, %b: f32, %out: f32):
+      %half = arith.constant 0.5 : f32
+      %one = arith.constant 1.0 : f32
+      %c = arith.constant {flt(math.sqrt(2.0 / math.pi))} : f32
+      %k = arith.constant 0.044715 : f32
+      %u = arith.addf %v, %b : f32
+      %u2 = arith.mulf %u, %u : f32
+      %u3 = arith.mulf %u2, %u : f32
+      %ku3 = arith.mulf %u3, %k : f32
+      %inner = arith.addf %u, %ku3 : f32
+      %arg = arith.mulf %inner, %c : f32
+      %t = math.tanh %arg : f32
+      %t1 = arith.addf %t, %one : f32
+      %hu = arith.mulf %u, %half : f32
+      %r = arith.mulf %hu, %t1 : f32
+      linalg.yield %r : f32
+"""
+
 # ---------------------------------------------------------------------------
 # The MLIR program. Helper functions are private and inlined by the input
 # phase; every linalg op becomes one dispatch (docs/pipeline.md §1), so the
@@ -113,6 +155,60 @@ def project_heads(name, shape, input_map, bias_map):
 """
 
 
+def causal_softmax(groups):
+    """MLIR of @causal_softmax over [groups, SEQ, SEQ] scores (groups = the
+    heads here, batch * heads in batched.py)."""
+    scores = tensor((groups, SEQ, SEQ))
+    rows = tensor((groups, SEQ))
+    return f"""  func.func private @causal_softmax(%scores: {scores}) -> {scores} {{
+    %lowest = arith.constant -3.40282347e+38 : f32
+    %zero = arith.constant 0.0 : f32
+    %rows = tensor.empty() : {rows}
+    %max_init = linalg.fill ins(%lowest : f32) outs(%rows : {rows}) -> {rows}
+    %max = linalg.generic {{indexing_maps = [#map_hij, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
+        ins(%scores : {scores}) outs(%max_init : {rows}) {{
+    ^bb0(%s: f32, %acc: f32):
+      %i = linalg.index 1 : index
+      %j = linalg.index 2 : index
+      %masked = arith.cmpi ugt, %j, %i : index
+      %m = arith.maximumf %s, %acc : f32
+      %r = arith.select %masked, %acc, %m : f32
+      linalg.yield %r : f32
+    }} -> {rows}
+    %e_empty = tensor.empty() : {scores}
+    %e = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%scores, %max : {scores}, {rows}) outs(%e_empty : {scores}) {{
+    ^bb0(%s: f32, %m: f32, %out: f32):
+      %i = linalg.index 1 : index
+      %j = linalg.index 2 : index
+      %masked = arith.cmpi ugt, %j, %i : index
+      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
+      %d = arith.subf %s, %m : f32
+      %t = arith.mulf %d, %scale : f32
+      %x = math.exp %t : f32
+      %r = arith.select %masked, %zero, %x : f32
+      linalg.yield %r : f32
+    }} -> {scores}
+    %sum_init = linalg.fill ins(%zero : f32) outs(%rows : {rows}) -> {rows}
+    %sum = linalg.generic {{indexing_maps = [#map_hij, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
+        ins(%e : {scores}) outs(%sum_init : {rows}) {{
+    ^bb0(%x: f32, %acc: f32):
+      %a = arith.addf %x, %acc : f32
+      linalg.yield %a : f32
+    }} -> {rows}
+    %p_empty = tensor.empty() : {scores}
+    %p = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
+        ins(%e, %sum : {scores}, {rows}) outs(%p_empty : {scores}) {{
+    ^bb0(%x: f32, %l: f32, %out: f32):
+      %q = arith.divf %x, %l : f32
+      linalg.yield %q : f32
+    }} -> {scores}
+    return %p : {scores}
+  }}
+
+"""
+
+
 HELPERS = f"""
   // LayerNorm over the hidden dimension: mean and variance as two row
   // reductions, then one elementwise normalize (3 dispatches).
@@ -129,31 +225,12 @@ HELPERS = f"""
     %var_init = linalg.fill ins(%zero : f32) outs(%rows : tensor<{SEQ}xf32>) -> tensor<{SEQ}xf32>
     %var = linalg.generic {{indexing_maps = [#map_ij, #map_i, #map_i], iterator_types = ["parallel", "reduction"]}}
         ins(%x, %sum : {ACT}, tensor<{SEQ}xf32>) outs(%var_init : tensor<{SEQ}xf32>) {{
-    ^bb0(%v: f32, %s: f32, %acc: f32):
-      %inv_n = arith.constant {flt(1.0 / HIDDEN)} : f32
-      %mean = arith.mulf %s, %inv_n : f32
-      %d = arith.subf %v, %mean : f32
-      %d2 = arith.mulf %d, %d : f32
-      %r = arith.addf %d2, %acc : f32
-      linalg.yield %r : f32
-    }} -> tensor<{SEQ}xf32>
+{VARIANCE_PAYLOAD}    }} -> tensor<{SEQ}xf32>
     %empty = tensor.empty() : {ACT}
     %y = linalg.generic {{indexing_maps = [#map_ij, #map_i, #map_i, #map_j, #map_j, #map_ij], iterator_types = ["parallel", "parallel"]}}
         ins(%x, %sum, %var, %gamma, %beta : {ACT}, tensor<{SEQ}xf32>, tensor<{SEQ}xf32>, tensor<{HIDDEN}xf32>, tensor<{HIDDEN}xf32>)
         outs(%empty : {ACT}) {{
-    ^bb0(%v: f32, %s: f32, %q: f32, %g: f32, %b: f32, %out: f32):
-      %inv_n = arith.constant {flt(1.0 / HIDDEN)} : f32
-      %eps = arith.constant {flt(EPS)} : f32
-      %mean = arith.mulf %s, %inv_n : f32
-      %variance = arith.mulf %q, %inv_n : f32
-      %ve = arith.addf %variance, %eps : f32
-      %rstd = math.rsqrt %ve : f32
-      %d = arith.subf %v, %mean : f32
-      %n = arith.mulf %d, %rstd : f32
-      %scaled = arith.mulf %n, %g : f32
-      %r = arith.addf %scaled, %b : f32
-      linalg.yield %r : f32
-    }} -> {ACT}
+{NORMALIZE_PAYLOAD}    }} -> {ACT}
     return %y : {ACT}
   }}
 
@@ -168,53 +245,7 @@ HELPERS = f"""
   // elementwise kernel vectorizes math.exp, a reduction kernel does not.
   // Masked entries (key after query) are skipped with selects, so no
   // infinity is computed.
-  func.func private @causal_softmax(%scores: {tensor((HEADS, SEQ, SEQ))}) -> {tensor((HEADS, SEQ, SEQ))} {{
-    %lowest = arith.constant -3.40282347e+38 : f32
-    %zero = arith.constant 0.0 : f32
-    %rows = tensor.empty() : {tensor((HEADS, SEQ))}
-    %max_init = linalg.fill ins(%lowest : f32) outs(%rows : {tensor((HEADS, SEQ))}) -> {tensor((HEADS, SEQ))}
-    %max = linalg.generic {{indexing_maps = [#map_hij, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
-        ins(%scores : {tensor((HEADS, SEQ, SEQ))}) outs(%max_init : {tensor((HEADS, SEQ))}) {{
-    ^bb0(%s: f32, %acc: f32):
-      %i = linalg.index 1 : index
-      %j = linalg.index 2 : index
-      %masked = arith.cmpi ugt, %j, %i : index
-      %m = arith.maximumf %s, %acc : f32
-      %r = arith.select %masked, %acc, %m : f32
-      linalg.yield %r : f32
-    }} -> {tensor((HEADS, SEQ))}
-    %e_empty = tensor.empty() : {tensor((HEADS, SEQ, SEQ))}
-    %e = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
-        ins(%scores, %max : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}) outs(%e_empty : {tensor((HEADS, SEQ, SEQ))}) {{
-    ^bb0(%s: f32, %m: f32, %out: f32):
-      %i = linalg.index 1 : index
-      %j = linalg.index 2 : index
-      %masked = arith.cmpi ugt, %j, %i : index
-      %scale = arith.constant {flt(1.0 / math.sqrt(HEAD_DIM))} : f32
-      %d = arith.subf %s, %m : f32
-      %t = arith.mulf %d, %scale : f32
-      %x = math.exp %t : f32
-      %r = arith.select %masked, %zero, %x : f32
-      linalg.yield %r : f32
-    }} -> {tensor((HEADS, SEQ, SEQ))}
-    %sum_init = linalg.fill ins(%zero : f32) outs(%rows : {tensor((HEADS, SEQ))}) -> {tensor((HEADS, SEQ))}
-    %sum = linalg.generic {{indexing_maps = [#map_hij, #map_hi], iterator_types = ["parallel", "parallel", "reduction"]}}
-        ins(%e : {tensor((HEADS, SEQ, SEQ))}) outs(%sum_init : {tensor((HEADS, SEQ))}) {{
-    ^bb0(%x: f32, %acc: f32):
-      %a = arith.addf %x, %acc : f32
-      linalg.yield %a : f32
-    }} -> {tensor((HEADS, SEQ))}
-    %p_empty = tensor.empty() : {tensor((HEADS, SEQ, SEQ))}
-    %p = linalg.generic {{indexing_maps = [#map_hij, #map_hi, #map_hij], iterator_types = ["parallel", "parallel", "parallel"]}}
-        ins(%e, %sum : {tensor((HEADS, SEQ, SEQ))}, {tensor((HEADS, SEQ))}) outs(%p_empty : {tensor((HEADS, SEQ, SEQ))}) {{
-    ^bb0(%x: f32, %l: f32, %out: f32):
-      %q = arith.divf %x, %l : f32
-      linalg.yield %q : f32
-    }} -> {tensor((HEADS, SEQ, SEQ))}
-    return %p : {tensor((HEADS, SEQ, SEQ))}
-  }}
-
-  // Stage 1a: causal multi-head attention of layer_norm(x), heads merged
+{causal_softmax(HEADS)}  // Stage 1a: causal multi-head attention of layer_norm(x), heads merged
   // back to [seq, hidden] (the context, before the output projection).
   func.func private @attention_context(%x: {ACT},
       %ln_gamma: tensor<{HIDDEN}xf32>, %ln_beta: tensor<{HIDDEN}xf32>,
@@ -276,23 +307,7 @@ HELPERS = f"""
     %g_empty = tensor.empty() : {tensor((SEQ, MLP))}
     %g = linalg.generic {{indexing_maps = [#map_ij, #map_j, #map_ij], iterator_types = ["parallel", "parallel"]}}
         ins(%h, %b_fc : {tensor((SEQ, MLP))}, tensor<{MLP}xf32>) outs(%g_empty : {tensor((SEQ, MLP))}) {{
-    ^bb0(%v: f32, %b: f32, %out: f32):
-      %half = arith.constant 0.5 : f32
-      %one = arith.constant 1.0 : f32
-      %c = arith.constant {flt(math.sqrt(2.0 / math.pi))} : f32
-      %k = arith.constant 0.044715 : f32
-      %u = arith.addf %v, %b : f32
-      %u2 = arith.mulf %u, %u : f32
-      %u3 = arith.mulf %u2, %u : f32
-      %ku3 = arith.mulf %u3, %k : f32
-      %inner = arith.addf %u, %ku3 : f32
-      %arg = arith.mulf %inner, %c : f32
-      %t = math.tanh %arg : f32
-      %t1 = arith.addf %t, %one : f32
-      %hu = arith.mulf %u, %half : f32
-      %r = arith.mulf %hu, %t1 : f32
-      linalg.yield %r : f32
-    }} -> {tensor((SEQ, MLP))}
+{GELU_PAYLOAD}    }} -> {tensor((SEQ, MLP))}
     %o_empty = tensor.empty() : {ACT}
     %o_init = linalg.fill ins(%zero : f32) outs(%o_empty : {ACT}) -> {ACT}
     %o = linalg.matmul ins(%g, %w_proj : {tensor((SEQ, MLP))}, tensor<{MLP}x{HIDDEN}xf32>) outs(%o_init : {ACT}) -> {ACT}
