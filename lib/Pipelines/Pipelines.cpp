@@ -55,7 +55,7 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   // Automatic placement (docs/partitioning.md): micro-batches first, so the
   // cut applies to each; after data tiling, so the cost model sees the
   // kernels that will run.
-  if (options.microBatches > 1) {
+  if (options.microBatches != 1) {
     flow::SplitMicroBatchesPassOptions splitOptions;
     splitOptions.count = options.microBatches;
     pm.addPass(flow::createSplitMicroBatchesPass(splitOptions));
@@ -74,7 +74,11 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
     dataTilingOptions.tileN = tile.columns;
   }
   pm.addPass(flow::createDataTilingPass(dataTilingOptions));
-  if (options.partition != "none" || options.microBatches > 1) {
+  // Also for placement flags without --partition=pipeline, which the pass
+  // rejects rather than ignoring.
+  if (options.partition != "none" || options.microBatches > 1 ||
+      options.explainPlacement || !options.profile.empty() ||
+      !options.costModel.empty()) {
     flow::PartitionPipelinePassOptions partitionOptions;
     partitionOptions.mode = options.partition;
     partitionOptions.costModel = options.costModel;

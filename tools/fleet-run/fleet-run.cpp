@@ -74,10 +74,19 @@ hal::Status writeDispatchProfile(const hal::Tracer &tracer,
                                  const std::string &path) {
   std::map<std::string, std::vector<double>> times;
   for (const hal::TraceSlice &slice : tracer.slices()) {
-    size_t at = slice.name.find("_dispatch_");
-    if (at == std::string::npos || slice.failed)
+    if (slice.failed)
       continue;
-    size_t key = slice.name.find('_', at + std::strlen("_dispatch_"));
+    // The first `_dispatch_<digits>_` (a function may be named
+    // `my_dispatch_fn`).
+    size_t key = std::string::npos;
+    for (size_t at = slice.name.find("_dispatch_");
+         at != std::string::npos && key == std::string::npos;
+         at = slice.name.find("_dispatch_", at + 1)) {
+      size_t digits = at + std::strlen("_dispatch_");
+      size_t end = slice.name.find_first_not_of("0123456789", digits);
+      if (end != digits && end != std::string::npos && slice.name[end] == '_')
+        key = end;
+    }
     if (key == std::string::npos)
       continue;
     times[slice.name.substr(key + 1)].push_back(
@@ -96,7 +105,10 @@ hal::Status writeDispatchProfile(const hal::Tracer &tracer,
   }
   out += "\n}}\n";
   FILE *file = std::fopen(path.c_str(), "w");
-  if (!file || std::fputs(out.c_str(), file) < 0 || std::fclose(file) != 0)
+  bool written = file && std::fputs(out.c_str(), file) >= 0;
+  if (file && std::fclose(file) != 0)
+    written = false;
+  if (!written)
     return hal::makeStatus(hal::StatusCode::Unavailable, "--profile_out '",
                            path, "': ", std::strerror(errno));
   return {};

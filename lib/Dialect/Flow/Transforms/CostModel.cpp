@@ -187,9 +187,12 @@ OpCost fleet::flow::estimateOpCost(Operation *op,
     if (isMultiplyAccumulate(linalgOp))
       rate = constants.contractionFlopsPerSecond;
   } else if (isElementwiseTensorOp(op)) {
-    cost.flops = static_cast<double>(
-        cast<RankedTensorType>(op->getResult(0).getType()).getNumElements() *
-        getPayloadFlops(op, constants));
+    // Dynamic dimensions count as 1, as linalg's dynamic loop ranges do.
+    double elements = 1;
+    for (int64_t size :
+         cast<RankedTensorType>(op->getResult(0).getType()).getShape())
+      elements *= ShapedType::isDynamic(size) ? 1 : size;
+    cost.flops = elements * getPayloadFlops(op, constants);
   }
   // A host copy streams its bytes and dispatches no kernel.
   double fixed = isHostCopy(op) ? 0 : constants.dispatchSeconds;

@@ -199,6 +199,19 @@ void eraseUnpackedGlobal(util::GlobalOp global, SymbolTable &symbols,
 }
 
 /// A linalg.matmul with the default maps, static f32 operands.
+/// Gives an op built in place of `from` the micro-batch marks of
+/// flow-split-micro-batches, so flow-partition-pipeline still groups it with
+/// the other micro-batches' copies of the same op (PartitionPipeline.cpp),
+/// and, with `affinity`, the user's `stream.affinity` (compute ops only:
+/// reshapes follow their operand).
+void copyPlacement(Operation *from, Operation *to, bool affinity = true) {
+  for (StringRef name : {"fleet.template", "fleet.micro_batch"})
+    if (Attribute attr = from->getAttr(name))
+      to->setAttr(name, attr);
+  if (Attribute attr = from->getAttr("stream.affinity"); attr && affinity)
+    to->setAttr("stream.affinity", attr);
+}
+
 bool isPlainF32Matmul(linalg::MatmulOp matmul) {
   if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
     return false;
@@ -258,10 +271,8 @@ void untransposeRhs(RewriterBase &rewriter, linalg::LinalgOp op) {
             : linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
                                        ValueRange{lhs, rhs}, ValueRange{init})
                   .getOperation();
-  if (Attribute affinity = op->getAttr("stream.affinity")) {
-    plain->setAttr("stream.affinity", affinity);
-    transpose->setAttr("stream.affinity", affinity);
-  }
+  copyPlacement(op, plain);
+  copyPlacement(op, transpose);
   LLVM_DEBUG(llvm::dbgs() << "B of " << op->getName()
                           << " transposed once (rows, not columns)\n");
   rewriter.replaceOp(op, plain->getResults());
@@ -270,6 +281,11 @@ void untransposeRhs(RewriterBase &rewriter, linalg::LinalgOp op) {
 struct DataTilingPass
     : public fleet::flow::impl::DataTilingPassBase<DataTilingPass> {
   using DataTilingPassBase::DataTilingPassBase;
+
+  /// Folded packs by (weight, packed type): the packed value and the
+  /// weight's global (null for an inline constant).
+  DenseMap<std::pair<Value, Type>, std::pair<Value, util::GlobalOp>>
+      packedConstants;
 
   void runOnOperation() override {
     if (!enabled)
@@ -363,10 +379,9 @@ struct DataTilingPass
         getAsIndexOpFoldResult(rewriter.getContext(), {tileM, tileN}),
         ArrayRef<int64_t>{});
     // A placed matmul: its packs, kernel and unpack run where it did.
-    Attribute affinity = matmul->getAttr("stream.affinity");
-    auto place = [&](Operation *op) {
-      if (affinity && op)
-        op->setAttr("stream.affinity", affinity);
+    auto place = [&](Operation *op, bool affinity = true) {
+      if (op)
+        copyPlacement(matmul, op, affinity);
     };
     place(mmt4d);
     rewriter.replaceOp(matmul, unpack.getResult());
@@ -377,9 +392,24 @@ struct DataTilingPass
     if (auto initPack = packedInit.getDefiningOp<linalg::PackOp>())
       packs.push_back(initPack);
     for (linalg::PackOp packOp : packs) {
+      // One packed copy per weight and tile: the micro-batches' copies of a
+      // matmul (flow-split-micro-batches) read the same weight, later in
+      // the same block, so the first fold dominates them.
+      auto key = std::make_pair(packOp.getSource(),
+                                Type(packOp.getDestType()));
       util::GlobalOp global;
-      if (Value folded =
-              foldConstantPack(rewriter, packOp, symbols, global)) {
+      Value folded;
+      if (auto it = packedConstants.find(key); it != packedConstants.end()) {
+        folded = it->second.first;
+        global = it->second.second;
+        LLVM_DEBUG(llvm::dbgs() << "constant pack shared with an earlier "
+                                   "matmul\n");
+      } else {
+        folded = foldConstantPack(rewriter, packOp, symbols, global);
+        if (folded)
+          packedConstants[key] = {folded, global};
+      }
+      if (folded) {
         Operation *source = packOp.getSource().getDefiningOp();
         rewriter.replaceOp(packOp, folded);
         // The reshapes and load that fed it, now unread, and the unpacked
@@ -405,6 +435,8 @@ struct DataTilingPass
         packOp.emitOpError("could not be lowered");
         return signalPassFailure();
       }
+      place(lowered->padOp, /*affinity=*/false);
+      place(lowered->expandShapeOp, /*affinity=*/false);
       place(lowered->transposeOp);
     }
     rewriter.setInsertionPoint(unpack);
@@ -415,6 +447,8 @@ struct DataTilingPass
       return signalPassFailure();
     }
     place(lowered->transposeOp);
+    place(lowered->collapseShapeOp, /*affinity=*/false);
+    place(lowered->extractSliceOp, /*affinity=*/false);
     // lowerUnPack ends in a linalg.copy into the unpack's destination; ours
     // is a fresh tensor.empty, so the unpacked value itself is the result
     // (no copy dispatch).

@@ -20,6 +20,22 @@ static void printDevice(llvm::raw_ostream &os, Attribute device) {
     os << device;
 }
 
+/// The op that names a node: its costliest (the mmt4d of a data-tiled
+/// matmul, not the pack before it).
+static Operation *getNamingOp(ArrayRef<Operation *> ops) {
+  CostConstants defaults;
+  Operation *best = ops.front();
+  double bestSeconds = -1;
+  for (Operation *op : ops) {
+    double seconds = estimateOpCost(op, defaults, nullptr).estimatedSeconds;
+    if (seconds > bestSeconds) {
+      best = op;
+      bestSeconds = seconds;
+    }
+  }
+  return best;
+}
+
 void fleet::flow::printPlacementReport(const PlacementReport &report,
                                        llvm::raw_ostream &os) {
   const PipelineCut &cut = report.cut;
@@ -62,13 +78,19 @@ void fleet::flow::printPlacementReport(const PlacementReport &report,
       if (stage != s)
         continue;
       const OpCost &cost = report.costOfNode[node];
-      Operation *op = report.opsOfNode[node].front();
+      ArrayRef<Operation *> ops = report.opsOfNode[node];
+      Operation *op = getNamingOp(ops);
       os << "  ";
       printMillis(os, cost.seconds);
       os << (cost.measured ? " measured " : " estimated ") << op->getName();
       if (std::string key = getProfileKey(op); !key.empty())
         os << " " << key;
-      os << " " << op->getLoc() << "\n";
+      os << " " << op->getLoc();
+      // A template node holds each micro-batch's copy of its ops.
+      int64_t copies = std::max<int64_t>(1, report.microBatches);
+      if (ops.size() > size_t(copies) && ops.size() % copies == 0)
+        os << " (with " << ops.size() / copies - 1 << " more ops)";
+      os << "\n";
     }
   }
   // Each cut against its neighbours: the cut sits where moving it by one op
@@ -84,9 +106,9 @@ void fleet::flow::printPlacementReport(const PlacementReport &report,
       if (llvm::any_of(value.consumers, [&](int c) { return c >= node; }))
         bytes += value.bytes;
     }
+    Operation *last = getNamingOp(report.opsOfNode[node - 1]);
     os << "cut stage " << before << " | stage " << after << " after "
-       << report.opsOfNode[node - 1].front()->getName() << " "
-       << report.opsOfNode[node - 1].front()->getLoc() << ": "
+       << last->getName() << " " << last->getLoc() << ": "
        << llvm::format("%.0f", bytes) << " B cross it; busiest ";
     printMillis(os, cut.busiest);
     SmallVector<int> earlier(cut.stageOfNode), later(cut.stageOfNode);

@@ -66,7 +66,7 @@ private:
   int getStageOf(Attribute affinity);
   bool isFloating(Value value);
   Source traceSource(Value value);
-  void buildProblem(PipelineProblem &problem);
+  LogicalResult buildProblem(PipelineProblem &problem);
   void rewrite(const PipelineCut &cut);
 
   util::FuncOp func;
@@ -143,7 +143,7 @@ Source FunctionPartitioner::traceSource(Value value) {
   return source;
 }
 
-void FunctionPartitioner::buildProblem(PipelineProblem &problem) {
+LogicalResult FunctionPartitioner::buildProblem(PipelineProblem &problem) {
   Block &body = func.getFunctionBody().front();
   DenseMap<int64_t, int> nodeOfTemplate;
   for (Operation &op : body) {
@@ -212,6 +212,14 @@ void FunctionPartitioner::buildProblem(PipelineProblem &problem) {
       if (source.kind == Source::Node) {
         if (source.node == consumer)
           continue;
+        // The cuts assume producers come first; a pass between the split
+        // and this one that rebuilt ops without their `fleet.template`
+        // breaks that, and the cut would be silently wrong.
+        if (source.node > consumer)
+          return op->emitError("--partition=pipeline: operand ")
+                 << operand << " comes from a later node (" << source.node
+                 << " > " << consumer
+                 << "): ops of one micro-batch lost their template marks";
         Value origin = operand;
         while (Operation *def = origin.getDefiningOp()) {
           if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
@@ -247,6 +255,7 @@ void FunctionPartitioner::buildProblem(PipelineProblem &problem) {
       problem.values[index].consumers.push_back(consumer);
     }
   }
+  return success();
 }
 
 void FunctionPartitioner::rewrite(const PipelineCut &cut) {
@@ -339,7 +348,8 @@ LogicalResult FunctionPartitioner::run(bool explain) {
     return !topology.hasDirectAccess(devices[to], devices[from]);
   };
   problem.copiesBytes = copiesBytes;
-  buildProblem(problem);
+  if (failed(buildProblem(problem)))
+    return failure();
   if (problem.nodes.empty())
     return success();
   std::optional<PipelineCut> cut = solvePipelineCuts(problem);
@@ -369,6 +379,11 @@ struct PartitionPipelinePass
     if (mode == "pipeline") {
       if (failed(partition(module)))
         return signalPassFailure();
+    } else if (mode == "none" && (explain || !profile.empty() ||
+                                  !costModel.empty())) {
+      module.emitError("--explain-placement, --profile and --cost-model "
+                       "apply to --partition=pipeline only");
+      return signalPassFailure();
     } else if (mode != "none") {
       module.emitError("unknown --partition mode '")
           << mode << "' (expected none or pipeline)";

@@ -1,21 +1,25 @@
 //===- SplitMicroBatches.cpp - a batch as K independent micro-batches -----===//
 //
-// Invariant established (count K > 1): in every public host function with a
-// tensor input, the leading dimension B of input 0 (the batch) is computed
-// as K micro-batches of B/K rows. Every input whose leading dimension is B
-// is sliced into K parts (`tensor.extract_slice`); every op reached from
-// them is cloned once per micro-batch on B/K rows, micro-batch-major (all of
-// micro-batch 0, then 1, ...); every result derived from them is the
-// `tensor.concat` of its K parts. Ops not reached from the batch (weight
+// Invariant established (count K > 1): in every public host function whose
+// first `hal.tensor.import` has a leading dimension B that K divides (the
+// batch), B is computed as K micro-batches of B/K rows. Every input whose
+// leading dimension is B is sliced into K parts (`tensor.extract_slice`);
+// every op reached from them is cloned once per micro-batch on B/K rows,
+// micro-batch-major (all of micro-batch 0, then 1, ...), with its own copy
+// of the empty/filled inits it writes; every result derived from them is
+// the `tensor.concat` of its K parts, taken before the export, barrier or
+// alias that returns it. Ops not reached from the batch (weight
 // preparation) stay once, before the micro-batches. Clones carry
 // `fleet.micro_batch = k` and every compute op `fleet.template = t` (the
 // op it was cloned from), which flow-partition-pipeline reads and removes.
 //
 // An op that does not treat batch rows independently is an error naming it:
 // a linalg op whose batch loop is a reduction, appears in an operand not
-// derived from the batch, or is read by `linalg.index`; a reshape that does
-// not keep the batch outermost; any other op on a batched tensor
-// (docs/partitioning.md "Micro-batches").
+// derived from the batch, or is read by `linalg.index`; an `expand_shape`
+// whose outer dimension K does not divide; any other op on a batched tensor
+// (docs/partitioning.md "Micro-batches"). Reshapes are assumed to keep the
+// batch outermost. With no function split, the first reason one was left
+// whole is the error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,12 +45,24 @@ using fleet::flow::isCostedOp;
 
 namespace {
 
+/// Where a function's results leave it: they take the whole batch, the
+/// concatenation of the micro-batches' parts.
+bool isResultSink(Operation *op) {
+  return isa<hal::TensorExportOp, hal::TensorBarrierOp, hal::TensorAliasOp>(
+      op);
+}
+
 class BatchSplitter {
 public:
   BatchSplitter(util::FuncOp func, int64_t count) : func(func), count(count) {}
 
-  /// Splits the function; false when it has no tensor input (left alone).
+  /// Splits the function; false when it has no batched tensor input (left
+  /// alone; `skipReason` says why when it has inputs).
   FailureOr<bool> run();
+
+  /// Why a function with inputs was left alone, at `skipAt`.
+  std::string skipReason;
+  Operation *skipAt = nullptr;
 
 private:
   bool isBatched(Value value) const { return batched.contains(value); }
@@ -56,12 +72,20 @@ private:
   LogicalResult analyze(Block &body);
   Operation *cloneForMicroBatch(OpBuilder &builder, Operation *op,
                                 IRMapping &mapping);
+  void cloneInitChain(OpBuilder &builder, Value init, IRMapping &mapping,
+                      int64_t microBatch);
 
   util::FuncOp func;
   int64_t count;
   int64_t batch = 0;
   DenseSet<Value> batched;
   DenseSet<Operation *> batchedOps;
+  /// Inits not derived from the batch (an empty tensor, a fill of one):
+  /// rebuilt per micro-batch for each batched user, the original left to
+  /// its other users (after CSE one empty often also feeds weight
+  /// preparation).
+  DenseSet<Value> initChain;
+  SmallVector<Operation *> initChainOps;
 };
 
 RankedTensorType BatchSplitter::getMicroType(Type type) const {
@@ -143,14 +167,14 @@ LogicalResult BatchSplitter::markInitChain(Value init, Operation *user) {
     return user->emitOpError("has an init that is not derived from the "
                              "batch; --micro-batches cannot split it");
   }
-  batchedOps.insert(def);
-  batched.insert(init);
+  if (initChain.insert(init).second)
+    initChainOps.push_back(def);
   return success();
 }
 
 LogicalResult BatchSplitter::analyze(Block &body) {
   for (Operation &op : body.without_terminator()) {
-    if (isa<hal::TensorExportOp>(op))
+    if (isResultSink(&op))
       continue;
     if (llvm::none_of(op.getOperands(),
                       [&](Value v) { return isBatched(v); }))
@@ -187,6 +211,21 @@ LogicalResult BatchSplitter::analyze(Block &body) {
   return success();
 }
 
+/// Micro-batch `microBatch`'s own copy of an init chain value, once.
+void BatchSplitter::cloneInitChain(OpBuilder &builder, Value init,
+                                   IRMapping &mapping, int64_t microBatch) {
+  if (!initChain.contains(init) || mapping.contains(init))
+    return;
+  Operation *def = init.getDefiningOp();
+  if (auto fill = dyn_cast<linalg::FillOp>(def))
+    cloneInitChain(builder, fill.getOutputs()[0], mapping, microBatch);
+  Operation *clone = builder.clone(*def, mapping);
+  clone->getResult(0).setType(getMicroType(init.getType()));
+  clone->setAttr("fleet.micro_batch",
+                 IntegerAttr::get(IntegerType::get(def->getContext(), 64),
+                                  microBatch));
+}
+
 Operation *BatchSplitter::cloneForMicroBatch(OpBuilder &builder,
                                              Operation *op,
                                              IRMapping &mapping) {
@@ -211,14 +250,21 @@ FailureOr<bool> BatchSplitter::run() {
   if (imports.empty())
     return false;
   auto first = cast<RankedTensorType>(imports.front().getType());
-  if (first.getRank() == 0 || first.isDynamicDim(0))
-    return imports.front()->emitOpError(
-        "has no static leading (batch) dimension to split into "
-        "--micro-batches");
+  // Another public function (an initializer, say) may take no batch: it is
+  // left alone, and the reason reported only if no function is split.
+  skipAt = imports.front();
+  if (first.getRank() == 0 || first.isDynamicDim(0)) {
+    skipReason = "has no static leading (batch) dimension to split into "
+                 "--micro-batches";
+    return false;
+  }
   batch = first.getDimSize(0);
-  if (batch % count != 0)
-    return imports.front()->emitOpError("has batch dimension ")
-           << batch << ", not a multiple of --micro-batches=" << count;
+  if (batch % count != 0) {
+    skipReason = ("has batch dimension " + Twine(batch) +
+                  ", not a multiple of --micro-batches=" + Twine(count))
+                     .str();
+    return false;
+  }
   for (hal::TensorImportOp import : imports) {
     auto type = cast<RankedTensorType>(import.getType());
     if (type.getRank() > 0 && type.getDimSize(0) == batch)
@@ -246,12 +292,19 @@ FailureOr<bool> BatchSplitter::run() {
 
   // Ops after the first micro-batch op that do not use the batch move before
   // it (they cannot depend on it), so the micro-batches are contiguous.
+  // An op staying after the anchor keeps its users there too.
   Operation *anchor = ordered.front();
+  DenseSet<Operation *> staying;
   for (Operation *op = anchor->getNextNode(); op;) {
     Operation *next = op->getNextNode();
-    if (!op->hasTrait<OpTrait::IsTerminator>() && !batchedOps.contains(op) &&
-        !isa<hal::TensorExportOp>(op) &&
-        llvm::none_of(op->getOperands(), [&](Value v) { return isBatched(v); }))
+    bool stays = op->hasTrait<OpTrait::IsTerminator>() ||
+                 batchedOps.contains(op) || isResultSink(op) ||
+                 llvm::any_of(op->getOperands(), [&](Value v) {
+                   return isBatched(v) || staying.contains(v.getDefiningOp());
+                 });
+    if (stays)
+      staying.insert(op);
+    else
       op->moveBefore(anchor);
     op = next;
   }
@@ -287,6 +340,8 @@ FailureOr<bool> BatchSplitter::run() {
       mappings[k].map(import.getResult(), slice.getResult());
     }
     for (Operation *op : ordered) {
+      for (Value operand : op->getOperands())
+        cloneInitChain(builder, operand, mappings[k], k);
       Operation *clone = cloneForMicroBatch(builder, op, mappings[k]);
       clone->setAttr("fleet.micro_batch", IntegerAttr::get(i64, k));
       if (isCostedOp(clone))
@@ -294,19 +349,28 @@ FailureOr<bool> BatchSplitter::run() {
                        IntegerAttr::get(i64, templateOf[op]));
     }
   }
-  for (hal::TensorExportOp exportOp : body.getOps<hal::TensorExportOp>()) {
-    if (!isBatched(exportOp.getSource()))
+  for (Operation &sink : body) {
+    if (!isResultSink(&sink))
       continue;
-    builder.setInsertionPoint(exportOp);
-    SmallVector<Value> parts;
-    for (int64_t k = 0; k < count; ++k)
-      parts.push_back(mappings[k].lookup(exportOp.getSource()));
-    auto concat =
-        tensor::ConcatOp::create(builder, exportOp.getLoc(), /*dim=*/0, parts);
-    concat->setAttr("fleet.template", IntegerAttr::get(i64, nextTemplate++));
-    exportOp.getSourceMutable().set(concat.getResult());
+    for (OpOperand &operand : sink.getOpOperands()) {
+      if (!isBatched(operand.get()))
+        continue;
+      builder.setInsertionPoint(&sink);
+      SmallVector<Value> parts;
+      for (int64_t k = 0; k < count; ++k)
+        parts.push_back(mappings[k].lookup(operand.get()));
+      auto concat =
+          tensor::ConcatOp::create(builder, sink.getLoc(), /*dim=*/0, parts);
+      concat->setAttr("fleet.template",
+                      IntegerAttr::get(i64, nextTemplate++));
+      operand.set(concat.getResult());
+    }
   }
   for (Operation *op : llvm::reverse(ordered))
+    if (op->use_empty())
+      op->erase();
+  // Fills before the empties they fill (initChainOps lists them after).
+  for (Operation *op : llvm::reverse(initChainOps))
     if (op->use_empty())
       op->erase();
   LLVM_DEBUG(llvm::dbgs() << "split @" << func.getSymName() << " batch "
@@ -320,10 +384,17 @@ struct SplitMicroBatchesPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (count <= 1)
-      return;
     ModuleOp module = getOperation();
+    if (count < 1) {
+      module.emitError("--micro-batches=")
+          << int64_t(count) << ": expected a count of at least 1";
+      return signalPassFailure();
+    }
+    if (count == 1)
+      return;
     bool split = false;
+    std::string skipReason;
+    Operation *skipAt = nullptr;
     for (util::FuncOp func : module.getOps<util::FuncOp>()) {
       if (!func.isPublic() || func.isExternal())
         continue;
@@ -332,15 +403,29 @@ struct SplitMicroBatchesPass
                        "flow between blocks");
         return signalPassFailure();
       }
-      FailureOr<bool> result = BatchSplitter(func, count).run();
+      BatchSplitter splitter(func, count);
+      FailureOr<bool> result = splitter.run();
       if (failed(result))
         return signalPassFailure();
       split |= *result;
+      if (!*result && !splitter.skipReason.empty()) {
+        LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName()
+                                << " left whole: " << splitter.skipReason
+                                << "\n");
+        if (!skipAt) {
+          skipAt = splitter.skipAt;
+          skipReason = splitter.skipReason;
+        }
+      }
+    }
+    if (!split && skipAt) {
+      skipAt->emitOpError(skipReason);
+      return signalPassFailure();
     }
     if (!split) {
       module.emitError("--micro-batches=")
-          << count << ": no public function computes on a batched tensor "
-          << "input";
+          << int64_t(count)
+          << ": no public function computes on a batched tensor input";
       return signalPassFailure();
     }
   }

@@ -1,7 +1,10 @@
 // RUN: fleet-opt %s --split-input-file --verify-diagnostics --flow-partition-pipeline
 // RUN: not fleet-opt %s --split-input-file --flow-partition-pipeline=mode=balanced 2>&1 | FileCheck %s --check-prefix=MODE
 
+// RUN: not fleet-opt %s --split-input-file --flow-partition-pipeline=mode=none\ explain=true 2>&1 | FileCheck %s --check-prefix=NONE
+
 // MODE: error: unknown --partition mode 'balanced' (expected none or pipeline)
+// NONE: error: --explain-placement, --profile and --cost-model apply to --partition=pipeline only
 
 // Explicit placements against the device order: no contiguous stages keep
 // them.

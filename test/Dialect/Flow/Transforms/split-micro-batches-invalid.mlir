@@ -1,4 +1,7 @@
 // RUN: fleet-opt %s --split-input-file --verify-diagnostics --flow-split-micro-batches=count=4
+// RUN: not fleet-opt %s --split-input-file --flow-split-micro-batches=count=0 2>&1 | FileCheck %s --check-prefix=ZERO
+
+// ZERO: error: --micro-batches=0: expected a count of at least 1
 
 // A sum over the batch reads across batch rows.
 #map = affine_map<(b, j) -> (b, j)>
@@ -59,4 +62,14 @@ util.func public @odd_batch(%arg0: !hal.buffer_view) -> !hal.buffer_view {
   %y = arith.addf %x, %x : tensor<6x16xf32>
   %r = hal.tensor.export %y "y" : tensor<6x16xf32> -> !hal.buffer_view
   util.return %r : !hal.buffer_view
+}
+
+// -----
+
+// Nothing to split.
+// expected-error @+1 {{--micro-batches=4: no public function computes on a batched tensor input}}
+module {
+  util.func public @nothing() {
+    util.return
+  }
 }

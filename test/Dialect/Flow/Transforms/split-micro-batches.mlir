@@ -43,3 +43,54 @@ module {
 // CHECK: tensor.expand_shape {{.*}} into tensor<2x4x16xf32>
 // CHECK: %[[Y:.+]] = tensor.concat dim(0) %[[Y0]], %{{.+}}, %{{.+}}, %{{[a-z_0-9]+}} {{.*}}: (tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<8x4x16xf32>
 // CHECK: hal.tensor.export %[[Y]] "y"
+
+// -----
+
+// One empty tensor feeds the weight's transpose and the batched ops' inits
+// (CSE shares them): each micro-batch builds its own init, the transpose
+// stays once before the micro-batches. A result behind a coarse-fence
+// barrier is concatenated before the barrier. Another public function
+// whose input has no batch to split (3 rows) is left whole.
+#map = affine_map<(i, j) -> (i, j)>
+module {
+  // CHECK-LABEL: util.func public @init
+  // CHECK-NOT: fleet.micro_batch
+  util.func public @init(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 "x" : !hal.buffer_view -> tensor<3xf32>
+    %y = arith.addf %x, %x : tensor<3xf32>
+    %out = hal.tensor.export %y "y" : tensor<3xf32> -> !hal.buffer_view
+    util.return %out : !hal.buffer_view
+  }
+  // CHECK-LABEL: util.func public @shared
+  util.func public @shared(%arg0: !hal.buffer_view, %sf: !hal.fence) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 "x" : !hal.buffer_view -> tensor<8x8xf32>
+    %zero = arith.constant 0.0 : f32
+    %c = arith.constant dense<1.0> : tensor<8x8xf32>
+    %e = tensor.empty() : tensor<8x8xf32>
+    %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+    ^bb0(%v: f32, %o: f32):
+      %s = arith.addf %v, %v : f32
+      linalg.yield %s : f32
+    } -> tensor<8x8xf32>
+    %wt = linalg.transpose ins(%c : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) permutation = [1, 0]
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %m = linalg.matmul ins(%r, %wt : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %y = hal.tensor.barrier join(%m : tensor<8x8xf32>) => %sf : !hal.fence
+    %out = hal.tensor.export %y "y" : tensor<8x8xf32> -> !hal.buffer_view
+    util.return %out : !hal.buffer_view
+  }
+}
+// CHECK: %[[X:.+]] = hal.tensor.import %arg0 "x" : !hal.buffer_view -> tensor<8x8xf32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<8x8xf32>
+// CHECK-NEXT: %[[WT:.+]] = linalg.transpose {{.*}}outs(%[[E]] : tensor<8x8xf32>)
+// CHECK-NEXT: tensor.extract_slice %[[X]][0, 0] [2, 8]
+// CHECK-NEXT: %[[E0:.+]] = tensor.empty() {fleet.micro_batch = 0 : i64} : tensor<2x8xf32>
+// CHECK-NEXT: %[[R0:.+]] = linalg.generic {{.*}} outs(%[[E0]] : tensor<2x8xf32>)
+// CHECK: %[[F0:.+]] = linalg.fill {{.*}} outs(%[[E0]] : tensor<2x8xf32>)
+// CHECK-NEXT: %[[M0:.+]] = linalg.matmul {{.*}} ins(%[[R0]], %[[WT]] : tensor<2x8xf32>, tensor<8x8xf32>) outs(%[[F0]] : tensor<2x8xf32>)
+// CHECK: tensor.empty() {fleet.micro_batch = 3 : i64} : tensor<2x8xf32>
+// CHECK: %[[Y:.+]] = tensor.concat dim(0) %[[M0]], {{.*}} -> tensor<8x8xf32>
+// CHECK-NEXT: %[[B:.+]] = hal.tensor.barrier join(%[[Y]] : tensor<8x8xf32>)
+// CHECK-NEXT: hal.tensor.export %[[B]] "y"
+// CHECK-NOT: tensor.empty() : tensor<8x8xf32>
