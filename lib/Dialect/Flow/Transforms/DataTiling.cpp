@@ -204,12 +204,23 @@ void eraseUnpackedGlobal(util::GlobalOp global, SymbolTable &symbols,
 /// the other micro-batches' copies of the same op (PartitionPipeline.cpp),
 /// and, with `affinity`, the user's `stream.affinity` (compute ops only:
 /// reshapes follow their operand).
-void copyPlacement(Operation *from, Operation *to, bool affinity = true) {
-  for (StringRef name : {"fleet.template", "fleet.micro_batch"})
-    if (Attribute attr = from->getAttr(name))
-      to->setAttr(name, attr);
-  if (Attribute attr = from->getAttr("stream.affinity"); attr && affinity)
-    to->setAttr("stream.affinity", attr);
+struct Placement {
+  explicit Placement(Operation *from) {
+    for (StringRef name :
+         {"stream.affinity", "fleet.template", "fleet.micro_batch"})
+      if (Attribute attr = from->getAttr(name))
+        attrs.emplace_back(StringAttr::get(from->getContext(), name), attr);
+  }
+  SmallVector<NamedAttribute, 3> attrs;
+};
+void copyPlacement(const Placement &placement, Operation *to,
+                   bool affinity = true) {
+  for (NamedAttribute attr : placement.attrs)
+    if (affinity || attr.getName() != "stream.affinity")
+      to->setAttr(attr.getName(), attr.getValue());
+}
+void copyPlacement(Operation *from, Operation *to) {
+  copyPlacement(Placement(from), to);
 }
 
 bool isPlainF32Matmul(linalg::MatmulOp matmul) {
@@ -379,9 +390,11 @@ struct DataTilingPass
         getAsIndexOpFoldResult(rewriter.getContext(), {tileM, tileN}),
         ArrayRef<int64_t>{});
     // A placed matmul: its packs, kernel and unpack run where it did.
+    // Read now: the matmul is replaced below.
+    Placement placement(matmul);
     auto place = [&](Operation *op, bool affinity = true) {
       if (op)
-        copyPlacement(matmul, op, affinity);
+        copyPlacement(placement, op, affinity);
     };
     place(mmt4d);
     rewriter.replaceOp(matmul, unpack.getResult());
