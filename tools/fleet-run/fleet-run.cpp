@@ -20,6 +20,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fleet/runtime/hal/Driver.h"
+#ifdef FLEET_HAVE_MPI
+#include "drivers/mpi/MpiDevice.h"
+#endif
 #include "fleet/runtime/hal/Trace.h"
 #include "fleet/runtime/host/Context.h"
 #include "fleet/runtime/tooling/Tensor.h"
@@ -41,6 +44,7 @@ static std::vector<std::string> modules;
 static std::string functionName;
 static std::vector<std::string> deviceUris;
 static unsigned taskTopologyGroupCount = 0;
+static bool serve = false;
 static std::vector<std::string> inputs;
 static std::vector<std::string> expectedOutputs;
 static double expectedF32Threshold = 1e-4;
@@ -179,6 +183,16 @@ hal::StatusOr<std::vector<hal::Ref<hal::Device>>> createDevices() {
     if (taskTopologyGroupCount && spec->driver == "local-task" &&
         uri.find("task_topology_group_count") == std::string::npos)
       spec->options.workerCount = taskTopologyGroupCount;
+    // The flag reaches a remote local-task device through its URI.
+    if (taskTopologyGroupCount && spec->driver == "mpi" &&
+        spec->remoteUri.rfind("local-task", 0) == 0 &&
+        uri.find("task_topology_group_count") == std::string::npos) {
+      spec->remoteUri +=
+          (spec->remoteUri.find('?') == std::string::npos ? "?" : "&") +
+          std::string("task_topology_group_count=") +
+          std::to_string(taskTopologyGroupCount);
+      spec->options.workerCount = taskTopologyGroupCount;
+    }
     auto device = hal::createDevice(*spec);
     if (!device.ok())
       return device.status();
@@ -693,6 +707,9 @@ int main(int argc, char **argv) {
                  "dropped)");
   app.add_option("--print_max_element_count", printMaxElementCount,
                  "Elements printed per result before '...'");
+  app.add_flag("--serve", serve,
+               "Run as a device server for rank 0 under mpirun (mpi driver, "
+               "docs/distributed.md); takes no other flag");
   // CLI11 parses the arguments in reverse order.
   std::reverse(args.begin(), args.end());
   try {
@@ -710,6 +727,18 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &error) {
     return fail(error.what());
   }
+#ifdef FLEET_HAVE_MPI
+  if (serve)
+    return mpi::runDeviceServer();
+  hal::registerRemoteDriver(&mpi::createMpiDevice);
+#else
+  if (serve)
+    return fail("--serve needs the mpi driver, which this fleet-run was "
+                "built without (FLEET_ENABLE_MPI, docs/distributed.md)");
+#endif
   int code = run();
+#ifdef FLEET_HAVE_MPI
+  mpi::shutdownMpi();
+#endif
   return reportingFailed ? 1 : code;
 }

@@ -166,7 +166,8 @@ Status Allocator::commit(Buffer &buffer, bool zeroed) {
   if (device_.providesMemory()) {
     // Driver memory (Vulkan): the driver checks its own heap sizes.
     FLEET_ASSIGN_OR_RETURN(DeviceMemory memory,
-                           device_.allocateMemory(buffer.byteSize(), zeroed));
+                           device_.allocateMemory(buffer.byteSize(), zeroed,
+                                                  buffer.memoryType()));
     buffer.ownsStorage_ = true;
     buffer.driverHandle_.store(memory.handle, std::memory_order_release);
     buffer.storage_.store(memory.hostPointer, std::memory_order_release);
@@ -208,7 +209,7 @@ void Allocator::decommit(Buffer &buffer) {
   uint8_t *memory = buffer.storage_.exchange(nullptr, std::memory_order_acq_rel);
   void *handle =
       buffer.driverHandle_.exchange(nullptr, std::memory_order_acq_rel);
-  if (!memory || !buffer.ownsStorage_)
+  if ((!memory && !handle) || !buffer.ownsStorage_)
     return;
   if (handle) {
     device_.freeMemory(DeviceMemory{memory, handle});

@@ -136,10 +136,19 @@ StatusOr<uint32_t> Device::selectQueue(QueueAffinity affinity) const {
   return bit % options_.queueCount;
 }
 
+bool Device::loadsOwnExecutables() const {
+  return std::strcmp(executableFormat(), kLocalExecutableFormat) != 0;
+}
+
 Status Device::prepareBufferUse(std::string_view operation,
                                 std::string_view role, Buffer &buffer) {
   Device &owner = buffer.device();
   if (&owner == this)
+    return Status();
+  // A remote device moves bytes to and from this process's memory itself
+  // (its driver checks that only copies do).
+  if (capabilities_.remote && owner.capabilities().hostAddressable &&
+      !owner.capabilities().remote)
     return Status();
   if (!group_ || owner.group() != group_)
     return makeStatus(StatusCode::FailedPrecondition, operation, ": ", role,
@@ -341,6 +350,15 @@ Status Device::queueExecute(QueueAffinity affinity, Fence *wait, Fence *signal,
 Status Device::queueCopy(QueueAffinity affinity, Fence *wait, Fence *signal,
                          Buffer &source, uint64_t sourceOffset, Buffer &target,
                          uint64_t targetOffset, uint64_t length) {
+  // Only a remote device reaches its memory: a copy between it and this
+  // process runs there, on the same fences (docs/distributed.md).
+  if (!capabilities_.remote) {
+    for (Buffer *side : {&source, &target})
+      if (side->device().capabilities().remote)
+        return side->device().queueCopy(kQueueAffinityAny, wait, signal,
+                                        source, sourceOffset, target,
+                                        targetOffset, length);
+  }
   const char *name = queueOpName(QueueOpKind::Copy);
   QueueOp op;
   op.kind = QueueOpKind::Copy;

@@ -59,6 +59,13 @@ Link DeviceGroup::deriveLink(const Device &from, const Device &to) {
   }
   const DeviceCapabilities &a = from.capabilities();
   const DeviceCapabilities &b = to.capabilities();
+  // A remote device (mpi) reaches this process's memory by messages, in its
+  // copies: as export + import, so an allocation shared with it lives here
+  // (docs/distributed.md). Nothing reaches a remote device's memory.
+  if (a.remote && !b.remote && b.hostAddressable) {
+    link.exportImport = true;
+    return link;
+  }
   // Only memory of this process is shareable between the drivers we have.
   if (!a.hostAddressable || !b.hostAddressable)
     return link;

@@ -21,6 +21,8 @@ constexpr const char *kKnownParameters =
     "discrete, fail_after, task_topology_group_count, task_topology_cpu_ids, "
     "queue_count, name, max_workgroups, max_allocation";
 
+RemoteDeviceFactory remoteFactory = nullptr;
+
 bool parseUnsigned(std::string_view text, uint64_t &value) {
   if (text.empty())
     return false;
@@ -30,6 +32,10 @@ bool parseUnsigned(std::string_view text, uint64_t &value) {
 }
 
 } // namespace
+
+void registerRemoteDriver(RemoteDeviceFactory factory) {
+  remoteFactory = factory;
+}
 
 std::vector<std::string> driverNames() {
 #ifdef FLEET_HAVE_VULKAN
@@ -51,6 +57,32 @@ std::string backendOfDriver(std::string_view driver) {
 
 StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
   DeviceSpec spec;
+  // mpi://RANK/<URI>: the parameters belong to <URI>.
+  if (uri.substr(0, 6) == "mpi://") {
+    if (!remoteFactory)
+      return makeStatus(StatusCode::InvalidArgument, "device URI '", uri,
+                        "': this program was built without the mpi driver "
+                        "(FLEET_ENABLE_MPI, docs/distributed.md)");
+    std::string_view rest = uri.substr(6);
+    size_t slash = rest.find('/');
+    uint64_t rank = 0;
+    if (slash == std::string_view::npos ||
+        !parseUnsigned(rest.substr(0, slash), rank) || rank > 65535)
+      return makeStatus(StatusCode::InvalidArgument, "device URI '", uri,
+                        "': expected mpi://RANK/<device URI>, e.g. "
+                        "mpi://1/local-task");
+    FLEET_ASSIGN_OR_RETURN(DeviceSpec inner,
+                           parseDeviceUri(rest.substr(slash + 1)));
+    if (inner.driver == "mpi")
+      return makeStatus(StatusCode::InvalidArgument, "device URI '", uri,
+                        "': an mpi device cannot name another mpi device");
+    spec.driver = "mpi";
+    spec.remoteRank = int(rank);
+    spec.remoteUri = std::string(rest.substr(slash + 1));
+    spec.options.queueCount = inner.options.queueCount;
+    spec.options.workerCount = inner.options.workerCount;
+    return spec;
+  }
   size_t question = uri.find('?');
   spec.driver = std::string(uri.substr(0, question));
   auto error = [&](const auto &...pieces) {
@@ -162,6 +194,8 @@ StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri) {
 }
 
 StatusOr<Ref<Device>> createDevice(const DeviceSpec &spec) {
+  if (spec.driver == "mpi" && remoteFactory)
+    return remoteFactory(spec.remoteRank, spec.remoteUri, spec.options);
   if (spec.driver == "local-sync")
     return local::createLocalSyncDevice(spec.options);
   if (spec.driver == "local-task")

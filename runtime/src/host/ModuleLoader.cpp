@@ -477,9 +477,9 @@ Status ModuleLoader::loadExecutables() {
         continue;
       }
       // Host code is shared by every local device; a driver's pipelines
-      // (SPIR-V) belong to the device that created them.
-      bool perDevice = std::strcmp(device->executableFormat(),
-                                   hal::kLocalExecutableFormat) != 0;
+      // (SPIR-V), and host code a remote device loads in its own process,
+      // belong to the device that created them.
+      bool perDevice = device->loadsOwnExecutables();
       auto key = std::make_tuple(e, chosen, perDevice ? index : ~0u);
       auto it = loaded.find(key);
       if (it == loaded.end()) {
@@ -542,6 +542,12 @@ ModuleLoader::loadVariant(const std::string &executable,
     source.exportNames = std::move(names);
     source.symbols = std::move(symbols);
     source.layouts = std::move(layouts);
+    source.libraryName = str(record.name());
+    source.targetCpu = str(record.target_cpu());
+    source.abiVersion = record.abi_version();
+    source.checksum = record.checksum();
+    for (uint32_t i = 0; i < sizeOf(record.cpu_features()); ++i)
+      source.cpuFeatures.push_back(str(record.cpu_features()->Get(i)));
     auto result = device->loadExecutable(source);
     module_->statistics_.executableLoadNanoseconds +=
         hal::monotonicNanoseconds() - start;

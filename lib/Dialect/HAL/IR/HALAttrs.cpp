@@ -135,8 +135,16 @@ int64_t DeviceTargetAttr::getOrdinal() const {
 
 bool DeviceTargetAttr::isDiscrete() const {
   if (auto config = getConfiguration())
-    if (auto discrete = config.getAs<BoolAttr>("discrete"))
-      return discrete.getValue();
+    for (StringRef key : {"discrete", "remote"})
+      if (auto flag = config.getAs<BoolAttr>(key); flag && flag.getValue())
+        return true;
+  return false;
+}
+
+bool DeviceTargetAttr::isRemote() const {
+  if (auto config = getConfiguration())
+    if (auto remote = config.getAs<BoolAttr>("remote"))
+      return remote.getValue();
   return false;
 }
 

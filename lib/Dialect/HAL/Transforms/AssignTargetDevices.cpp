@@ -84,14 +84,16 @@ static LogicalResult verifyTarget(util::GlobalOp global,
   if (DictionaryAttr config = target.getConfiguration()) {
     for (NamedAttribute entry : config) {
       StringRef key = entry.getName().getValue();
-      bool typed = key == "ordinal"    ? isa<IntegerAttr>(entry.getValue())
-                   : key == "discrete" ? isa<BoolAttr>(entry.getValue())
-                                       : false;
-      if (key != "ordinal" && key != "discrete")
+      bool flag = key == "discrete" || key == "remote";
+      bool typed = key == "ordinal" ? isa<IntegerAttr>(entry.getValue())
+                   : flag           ? isa<BoolAttr>(entry.getValue())
+                                    : false;
+      if (key != "ordinal" && !flag)
         return global.emitError()
                << "unknown property '" << key << "' of device target '"
                << target.getDeviceID().getValue()
-               << "' (known: ordinal = N : index, discrete = true|false)";
+               << "' (known: ordinal = N : index, discrete = true|false, "
+                  "remote = true|false)";
       if (!typed)
         return global.emitError()
                << "device property '" << key << "' must be "

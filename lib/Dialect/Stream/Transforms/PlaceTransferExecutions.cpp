@@ -13,6 +13,12 @@
 // be shared; executing on A keeps the result on A and only the intermediate
 // is shared (allocated `optimal<[A, B]>` later). Placement is never an error.
 //
+// A transfer between a remote device (`remote = true`, docs/distributed.md)
+// and one that is not executes on the remote device, pinned or not: only it
+// moves bytes between its memory and the host's (a pull into it, a push out
+// of it), so its own dispatches touch only its memory and the value crosses
+// once.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fleet/Dialect/Stream/Transforms/Passes.h"
@@ -20,6 +26,7 @@
 #include "fleet/Dialect/Stream/Analysis/AffinityAnalysis.h"
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
 
@@ -43,6 +50,7 @@ struct PlaceTransferExecutionsPass
     AffinityAnalysis analysis(getOperation());
     if (failed(analysis.run()))
       return signalPassFailure();
+
     SmallVector<AsyncTransferOp> transfers;
     getOperation().walk(
         [&](AsyncTransferOp transfer) { transfers.push_back(transfer); });
@@ -50,9 +58,37 @@ struct PlaceTransferExecutionsPass
       place(transfer, analysis);
   }
 
+  /// True when `affinity` is one device whose global's target says
+  /// `remote = true` (read from the target's configuration dictionary, so
+  /// the stream phase needs no device dialect).
+  bool isRemote(Attribute affinity) {
+    auto device = dyn_cast_or_null<AffinityAttrInterface>(affinity);
+    if (!device || device.getDeviceName().empty())
+      return false;
+    auto global = dyn_cast_or_null<util::GlobalOp>(
+        SymbolTable::lookupSymbolIn(getOperation(), device.getDeviceName()));
+    if (!global || !global.getInitialValue())
+      return false;
+    bool remote = false;
+    global.getInitialValue()->walk([&](DictionaryAttr config) {
+      if (auto flag = config.getAs<BoolAttr>("remote"))
+        remote |= flag.getValue();
+    });
+    return remote;
+  }
+
   void place(AsyncTransferOp transfer, const AffinityAnalysis &analysis) {
     if (transfer.getExecutionAffinityAttr()) {
       LLVM_DEBUG(llvm::dbgs() << "skip (already placed): " << transfer << "\n");
+      return;
+    }
+    Attribute to = transfer.getTargetAffinityAttr();
+    Attribute from = transfer.getSourceAffinityAttr();
+    if (!from)
+      from = analysis.getValueAffinity(transfer.getSource());
+    if (isRemote(to) != isRemote(from)) {
+      LLVM_DEBUG(llvm::dbgs() << "on the remote side: " << transfer << "\n");
+      transfer.setExecutionAffinityAttr(isRemote(to) ? to : from);
       return;
     }
     SmallVector<Attribute> pins =

@@ -230,7 +230,8 @@ VulkanDevice::~VulkanDevice() {
 //===----------------------------------------------------------------------===//
 
 StatusOr<DeviceMemory> VulkanDevice::allocateMemory(uint64_t byteSize,
-                                                    bool zeroed) {
+                                                    bool zeroed,
+                                                    MemoryType) {
   // Fill and update commands work on 4-byte words: round the VkBuffer up.
   uint64_t size = std::max<uint64_t>(4, (byteSize + 3) / 4 * 4);
   uint64_t limit = options().maxAllocation ? options().maxAllocation

@@ -86,8 +86,8 @@ public:
     return kSpirvExecutableFormat;
   }
   bool providesMemory() const override { return true; }
-  StatusOr<DeviceMemory> allocateMemory(uint64_t byteSize,
-                                        bool zeroed) override;
+  StatusOr<DeviceMemory> allocateMemory(uint64_t byteSize, bool zeroed,
+                                        MemoryType type) override;
   void freeMemory(DeviceMemory memory) override;
   StatusOr<Ref<Executable>> loadExecutable(const ExecutableSource &) override;
 

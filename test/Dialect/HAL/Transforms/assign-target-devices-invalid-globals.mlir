@@ -1,7 +1,7 @@
 // RUN: fleet-opt %s --split-input-file --hal-assign-target-devices --verify-diagnostics
 
 // A misspelled property would silently leave the device at ordinal 0.
-// expected-error @+1 {{unknown property 'ordnial' of device target 'local' (known: ordinal = N : index, discrete = true|false)}}
+// expected-error @+1 {{unknown property 'ordnial' of device target 'local' (known: ordinal = N : index, discrete = true|false, remote = true|false)}}
 util.global private @b = #hal.device.target<"local", {ordnial = 1 : index}> : !hal.device
 
 // -----

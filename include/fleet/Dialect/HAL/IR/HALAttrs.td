@@ -52,6 +52,8 @@ def HAL_DeviceTargetAttr : HAL_Attr<"DeviceTarget", "device.target",
     int64_t getOrdinal() const;
     /// True when the config says `discrete = true`.
     bool isDiscrete() const;
+    /// `remote = true`: the device lives in another process (mpi driver).
+    bool isRemote() const;
   }];
 }
 

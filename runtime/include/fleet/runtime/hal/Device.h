@@ -72,6 +72,10 @@ struct DeviceCapabilities {
   /// VK_EXT_external_memory_host, minImportedHostPointerAlignment); 0: it
   /// cannot. Gives the export_import link to local devices (DeviceGroup.h).
   uint64_t hostImportAlignment = 0;
+  /// The device lives in another process (the mpi driver, docs/distributed.md):
+  /// nothing here reaches its memory, and it moves bytes between its memory
+  /// and this process's host-addressable memory itself, in queue copies.
+  bool remote = false;
 };
 
 /// The alignment (address and size) the local allocator gives buffers with
@@ -144,6 +148,13 @@ struct ExecutableSource {
   std::vector<std::string> exportNames;
   std::vector<std::string> symbols;
   std::vector<std::optional<ExportLayout>> layouts;
+  /// For host code (kLocalExecutableFormat) sent to a remote device: what
+  /// the artifact records about the kernel library (KernelLibraryInfo).
+  std::string libraryName;
+  std::string targetCpu;
+  std::vector<std::string> cpuFeatures;
+  int64_t abiVersion = 0;
+  uint64_t checksum = 0;
 };
 
 struct DeviceStatistics {
@@ -170,6 +181,10 @@ public:
   virtual const char *executableFormat() const {
     return kLocalExecutableFormat;
   }
+  /// True when executables reach this device through loadExecutable (a
+  /// driver format, or host code a remote device loads in its process);
+  /// false: host code the ExecutableLoader loads once for all local devices.
+  virtual bool loadsOwnExecutables() const;
   const DeviceOptions &options() const { return options_; }
   uint32_t queueCount() const { return options_.queueCount; }
   Allocator &allocator() { return allocator_; }
@@ -252,10 +267,10 @@ public:
   /// True when buffers of this device live in memory the driver allocates
   /// (allocateMemory/freeMemory); false: host memory (local devices).
   virtual bool providesMemory() const { return false; }
-  /// `byteSize` bytes of this device's memory, zero-filled when `zeroed`;
-  /// ResourceExhausted when the device cannot provide them.
+  /// `byteSize` bytes of this device's memory of `type`, zero-filled when
+  /// `zeroed`; ResourceExhausted when the device cannot provide them.
   virtual StatusOr<DeviceMemory> allocateMemory(uint64_t byteSize,
-                                                bool zeroed) {
+                                                bool zeroed, MemoryType type) {
     return makeStatus(StatusCode::Unimplemented, "device '", name_,
                       "' allocates no memory of its own");
   }

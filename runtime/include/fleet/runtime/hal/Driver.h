@@ -10,7 +10,10 @@
 // Parameters: discrete=true|false, fail_after=N (N >= 1),
 // task_topology_group_count=N (worker threads, N >= 1; local-task only),
 // queue_count=N (1..64), name=TEXT (names the device in messages/traces).
-// Both drivers serve target backend "local". Binding (bindDevice): ordinal N
+// Both drivers serve target backend "local". With the mpi driver registered
+// (registerRemoteDriver; fleet-run built with MPI), `mpi://RANK/<URI>` is
+// the device <URI> created in MPI rank RANK (docs/distributed.md); it serves
+// <URI>'s backend. Binding (bindDevice): ordinal N
 // of a backend is the N-th device, in the order given, whose driver serves it.
 //
 // Ownership: createDevice returns the first reference to the device.
@@ -33,7 +36,18 @@ namespace fleet::runtime::hal {
 struct DeviceSpec {
   std::string driver;
   DeviceOptions options;
+  /// mpi: the rank and the device URI it creates there.
+  int remoteRank = 0;
+  std::string remoteUri;
 };
+
+/// Creates a device `uri` in rank `rank` (the mpi driver).
+using RemoteDeviceFactory = StatusOr<Ref<Device>> (*)(int rank,
+                                                      const std::string &uri,
+                                                      DeviceOptions options);
+/// Makes `mpi://` URIs known (the mpi driver lives in its own library so
+/// that programs without it link no MPI).
+void registerRemoteDriver(RemoteDeviceFactory factory);
 
 StatusOr<DeviceSpec> parseDeviceUri(std::string_view uri);
 StatusOr<Ref<Device>> createDevice(const DeviceSpec &spec);

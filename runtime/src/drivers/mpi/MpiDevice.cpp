@@ -1,0 +1,877 @@
+//===- MpiDevice.cpp - rank 0's proxy of a device in another rank ---------===//
+
+#include "drivers/mpi/MpiDevice.h"
+
+#include "drivers/mpi/MpiProtocol.h"
+#include "drivers/mpi/MpiTransport.h"
+#include "fleet/runtime/hal/Driver.h"
+#include "fleet/runtime/hal/Executable.h"
+#include "hal/QueueOp.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+namespace fleet::runtime::mpi {
+namespace {
+
+using hal::Buffer;
+using hal::FenceEntry;
+using hal::QueueOp;
+using hal::QueueOpKind;
+using hal::Ref;
+using hal::Semaphore;
+using hal::Status;
+using hal::StatusCode;
+
+/// Rank 0's record of a buffer's storage: in the server (an id), or in this
+/// process (host-visible memory of the device: staging).
+struct Memory {
+  uint64_t id = 0;
+  bool local = false;
+  int rank = 0;
+};
+
+/// Never dereferenced: a remote buffer's storage address in rank 0 (a
+/// non-canonical x86-64 address, so a stray access faults at once).
+uint8_t *remoteSentinel(uint64_t id) {
+  return reinterpret_cast<uint8_t *>(uintptr_t(0x7ff0ull << 48) |
+                                     (id & 0xffffffffffffull));
+}
+
+Status statusFrom(Reader &reader) {
+  auto code = StatusCode(reader.get<int32_t>());
+  std::string message = reader.getString();
+  return code == StatusCode::Ok ? Status() : Status(code, std::move(message));
+}
+
+void putFence(Writer &writer, const hal::Fence *fence) {
+  uint32_t count = fence ? uint32_t(fence->entries().size()) : 0;
+  writer.put(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const FenceEntry &entry = fence->entries()[i];
+    writer.put(uint64_t(uintptr_t(entry.semaphore.get())));
+    writer.put(entry.value);
+  }
+}
+
+class MpiDevice;
+
+/// Rank 0's side of the transport: requests waiting for replies, ops
+/// waiting for Done, semaphores forwarded to servers.
+class Client {
+public:
+  static hal::StatusOr<Client *> get();
+
+  Transport &transport() { return *transport_; }
+  uint64_t nextId() { return nextId_.fetch_add(1); }
+
+  /// Sends `message` and waits for the reply with `id` (Created, Loaded).
+  Status request(int rank, std::vector<uint8_t> message, uint64_t id,
+                 std::string_view what);
+
+  void addOp(uint64_t id, std::unique_ptr<QueueOp> op);
+  /// Makes server `rank`'s mirror of `semaphore` reach `value` once rank
+  /// 0's semaphore does (or fail with it).
+  void forward(Semaphore &semaphore, uint64_t value, int rank);
+  void registerDevice(uint32_t id, MpiDevice *device);
+  void unregisterDevice(uint32_t id);
+
+  void shutdown();
+  /// Ends op `opId` as a server's Done would (signals or fails its fence).
+  void complete(uint64_t opId, Status status);
+
+private:
+  void handle(int source, std::vector<uint8_t> &message);
+
+  struct Forward {
+    hal::Timepoint timepoint;
+    Client *client;
+    Ref<Semaphore> semaphore;
+    int rank;
+  };
+  static void forwardReached(hal::Timepoint &timepoint, const Status &status);
+  void sendState(Semaphore &semaphore, int rank, const Status &failure);
+
+  Transport *transport_ = nullptr;
+  std::atomic<uint64_t> nextId_{1};
+  std::mutex mutex_;
+  std::map<uint64_t, std::promise<Status>> replies_;
+  std::unordered_map<uint64_t, std::unique_ptr<QueueOp>> ops_;
+  /// Highest value sent per (semaphore, rank); the semaphores are kept
+  /// alive so their addresses stay their names.
+  std::map<std::pair<Semaphore *, int>, uint64_t> forwarded_;
+  std::unordered_map<Semaphore *, Ref<Semaphore>> semaphores_;
+  std::unordered_map<uint32_t, MpiDevice *> devices_;
+  bool shutDown_ = false;
+};
+
+class MpiDevice final : public hal::Device {
+public:
+  MpiDevice(Client &client, int rank, uint32_t id, hal::DeviceOptions options,
+            hal::DeviceCapabilities capabilities, const char *format)
+      : Device("mpi", std::move(options), std::move(capabilities)),
+        client_(client), rank_(rank), id_(id), format_(format) {}
+  ~MpiDevice() override { client_.unregisterDevice(id_); }
+
+  int rank() const { return rank_; }
+  const char *executableFormat() const override { return format_; }
+  bool loadsOwnExecutables() const override { return true; }
+  bool providesMemory() const override { return true; }
+  hal::StatusOr<hal::DeviceMemory>
+  allocateMemory(uint64_t byteSize, bool zeroed,
+                 hal::MemoryType type) override;
+  void freeMemory(hal::DeviceMemory memory) override;
+  hal::StatusOr<Ref<hal::Executable>>
+  loadExecutable(const hal::ExecutableSource &source) override;
+
+  /// The Done of a Dealloca: rank 0's buffer gives up its id.
+  void releaseStorage(Buffer &buffer) { allocator().decommit(buffer); }
+
+protected:
+  void submit(QueueOp &op) override;
+
+private:
+  /// The server's id of `buffer`, or 0 when it is not this device's
+  /// remote memory.
+  uint64_t remoteId(const Buffer &buffer) const;
+  Status encodeExecute(Writer &writer, const QueueOp &op);
+  /// True when a copy command of `op` has a side in rank 0's memory.
+  bool copiesToOrFromHost(const QueueOp &op) const;
+  /// Runs such an op as a chain: the commands between those copies as
+  /// executes on the server, each copy as a queue copy (Write/Read).
+  void splitExecute(QueueOp &op);
+  void finishHere(uint64_t opId, Status status) {
+    client_.complete(opId, std::move(status));
+  }
+  void sendWrite(uint64_t opId, QueueOp &op);
+
+  Client &client_;
+  int rank_;
+  uint32_t id_;
+  const char *format_;
+  std::mutex mutex_;
+  std::unordered_map<const hal::Executable *, uint64_t> executables_;
+  /// Set while submit() commits an Alloca's buffer: the id is assigned and
+  /// the server allocates when the op runs.
+  static thread_local bool deferredAllocation_;
+};
+
+thread_local bool MpiDevice::deferredAllocation_ = false;
+
+//===----------------------------------------------------------------------===//
+// Client
+//===----------------------------------------------------------------------===//
+
+/// Set once rank 0 created its client (shutdownMpi does nothing before).
+std::atomic<Client *> theClient{nullptr};
+
+hal::StatusOr<Client *> Client::get() {
+  static Client *client = nullptr;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (client)
+    return client;
+  FLEET_ASSIGN_OR_RETURN(Transport * transport, Transport::get());
+  if (transport->rank() != 0)
+    return hal::makeStatus(StatusCode::FailedPrecondition,
+                           "mpi devices are created by rank 0; rank ",
+                           transport->rank(),
+                           " runs a device server (fleet-run --serve)");
+  client = new Client();
+  client->transport_ = transport;
+  transport->start([](int source, std::vector<uint8_t> &message) {
+    client->handle(source, message);
+  });
+  // Servers wait for rank 0's Shutdown; a host program that exits without
+  // calling shutdownMpi() still sends it.
+  std::atexit([] { shutdownMpi(); });
+  theClient = client;
+  return client;
+}
+
+Status Client::request(int rank, std::vector<uint8_t> message, uint64_t id,
+                       std::string_view what) {
+  std::future<Status> reply;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reply = replies_[id].get_future();
+  }
+  transport_->send(rank, std::move(message));
+  // A server that does not answer is reported, not waited for forever.
+  const char *env = std::getenv("FLEET_MPI_TIMEOUT_S");
+  int seconds = env ? std::atoi(env) : 60;
+  if (reply.wait_for(std::chrono::seconds(seconds > 0 ? seconds : 60)) !=
+      std::future_status::ready)
+    return hal::makeStatus(StatusCode::DeadlineExceeded, "device mpi://",
+                           rank, " did not answer within ", seconds, " s (",
+                           what, ")");
+  return reply.get();
+}
+
+void Client::addOp(uint64_t id, std::unique_ptr<QueueOp> op) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ops_[id] = std::move(op);
+}
+
+void Client::registerDevice(uint32_t id, MpiDevice *device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  devices_[id] = device;
+}
+
+void Client::unregisterDevice(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  devices_.erase(id);
+}
+
+void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {
+  uint64_t name = uint64_t(uintptr_t(&semaphore));
+  Writer writer;
+  if (!failure.ok() || semaphore.isFailed()) {
+    Status status = failure.ok() ? semaphore.failureStatus() : failure;
+    writer.put(MessageKind::FailSemaphore).put(name)
+        .put(int32_t(status.code()));
+    writer.putString(status.message());
+    transport_->send(rank, std::move(writer.bytes));
+    return;
+  }
+  hal::StatusOr<uint64_t> value = semaphore.query();
+  if (!value.ok())
+    return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    uint64_t &sent = forwarded_[{&semaphore, rank}];
+    if (*value <= sent)
+      return;
+    sent = *value;
+  }
+  writer.put(MessageKind::Signal).put(name).put(*value);
+  transport_->send(rank, std::move(writer.bytes));
+}
+
+void Client::forwardReached(hal::Timepoint &timepoint, const Status &status) {
+  std::unique_ptr<Forward> forward(static_cast<Forward *>(timepoint.userData));
+  forward->client->sendState(*forward->semaphore, forward->rank, status);
+}
+
+void Client::forward(Semaphore &semaphore, uint64_t value, int rank) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    semaphores_.try_emplace(&semaphore, Ref<Semaphore>(&semaphore));
+    auto it = forwarded_.find({&semaphore, rank});
+    if (it != forwarded_.end() && it->second >= value)
+      return;
+  }
+  auto forward = std::make_unique<Forward>();
+  forward->client = this;
+  forward->semaphore = Ref<Semaphore>(&semaphore);
+  forward->rank = rank;
+  forward->timepoint.value = value;
+  forward->timepoint.callback = &Client::forwardReached;
+  forward->timepoint.userData = forward.get();
+  Status reached;
+  if (semaphore.enqueueTimepoint(forward->timepoint, reached)) {
+    (void)forward.release(); // forwardReached owns it now.
+    return;
+  }
+  sendState(semaphore, rank, reached);
+}
+
+void Client::complete(uint64_t opId, Status status) {
+  std::unique_ptr<QueueOp> op;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = ops_.find(opId);
+    if (it == ops_.end())
+      return;
+    op = std::move(it->second);
+    ops_.erase(it);
+  }
+  auto &device = static_cast<MpiDevice &>(*op->device);
+  if (status.ok() && op->kind == QueueOpKind::Dealloca &&
+      &op->target->device() == &device)
+    device.releaseStorage(*op->target);
+  device.noteExecuted(!status.ok(), 0);
+  if (op->signal) {
+    if (status.ok()) {
+      for (const FenceEntry &entry : op->signal->entries()) {
+        hal::StatusOr<uint64_t> now = entry.semaphore->query();
+        if (now.ok() && *now >= entry.value)
+          continue;
+        Status signalled = entry.semaphore->signal(entry.value);
+        if (!signalled.ok() && !entry.semaphore->isFailed())
+          entry.semaphore->fail(signalled);
+      }
+    } else {
+      op->signal->fail(status);
+    }
+  }
+  Ref<hal::Device> keep = op->device;
+  op.reset();
+  keep->noteRetired();
+}
+
+void Client::handle(int source, std::vector<uint8_t> &message) {
+  Reader reader(message);
+  auto kind = reader.get<MessageKind>();
+  switch (kind) {
+  case MessageKind::Created:
+  case MessageKind::Loaded: {
+    uint64_t id = kind == MessageKind::Created ? reader.get<uint32_t>()
+                                               : reader.get<uint64_t>();
+    Status status = statusFrom(reader);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = replies_.find(id);
+    if (it != replies_.end()) {
+      it->second.set_value(std::move(status));
+      replies_.erase(it);
+    }
+    return;
+  }
+  case MessageKind::Done: {
+    uint64_t opId = reader.get<uint64_t>();
+    complete(opId, statusFrom(reader));
+    return;
+  }
+  case MessageKind::ReadData: {
+    uint64_t opId = reader.get<uint64_t>();
+    Status status = statusFrom(reader);
+    uint64_t length = reader.get<uint64_t>();
+    int tag = reader.get<int32_t>();
+    if (status.ok()) {
+      uint8_t *target = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = ops_.find(opId);
+        if (it != ops_.end())
+          target = it->second->target->storage() + it->second->targetOffset;
+      }
+      std::vector<uint8_t> scratch;
+      if (!target) {
+        scratch.resize(length);
+        target = scratch.data();
+      }
+      transport_->receiveData(source, target, length, tag);
+    }
+    complete(opId, std::move(status));
+    return;
+  }
+  default:
+    std::fprintf(stderr, "fleet mpi: rank 0 got an unexpected message "
+                         "(kind %d) from rank %d\n",
+                 int(kind), source);
+  }
+}
+
+void Client::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shutDown_)
+      return;
+    shutDown_ = true;
+  }
+  for (int rank = 1; rank < transport_->size(); ++rank) {
+    Writer writer;
+    writer.put(MessageKind::Shutdown);
+    transport_->send(rank, std::move(writer.bytes));
+  }
+  transport_->shutdown();
+}
+
+//===----------------------------------------------------------------------===//
+// MpiDevice
+//===----------------------------------------------------------------------===//
+
+hal::StatusOr<hal::DeviceMemory>
+MpiDevice::allocateMemory(uint64_t byteSize, bool zeroed,
+                          hal::MemoryType type) {
+  auto memory = std::make_unique<Memory>();
+  memory->rank = rank_;
+  if (hal::anyBitSet(type, hal::MemoryType::HostVisible)) {
+    // Staging: rank 0's memory, which this device reads and writes by
+    // messages in copies.
+    void *bytes = zeroed ? std::calloc(1, byteSize ? byteSize : 1)
+                         : std::malloc(byteSize ? byteSize : 1);
+    if (!bytes)
+      return hal::makeStatus(StatusCode::ResourceExhausted, "device '",
+                             name(), "' is out of host memory allocating ",
+                             byteSize, " bytes");
+    memory->local = true;
+    uint8_t *pointer = static_cast<uint8_t *>(bytes);
+    return hal::DeviceMemory{pointer, memory.release()};
+  }
+  memory->id = client_.nextId();
+  if (!deferredAllocation_) {
+    Writer writer;
+    writer.put(MessageKind::Allocate).put(id_).put(memory->id).put(byteSize)
+        .put(uint32_t(type)).put(uint32_t(hal::BufferUsage::DispatchStorage |
+                                          hal::BufferUsage::Transfer));
+    client_.transport().send(rank_, std::move(writer.bytes));
+  }
+  uint8_t *pointer = remoteSentinel(memory->id);
+  return hal::DeviceMemory{pointer, memory.release()};
+}
+
+void MpiDevice::freeMemory(hal::DeviceMemory handle) {
+  std::unique_ptr<Memory> memory(static_cast<Memory *>(handle.handle));
+  if (memory->local) {
+    std::free(handle.hostPointer);
+    return;
+  }
+  Writer writer;
+  writer.put(MessageKind::Free).put(memory->id);
+  client_.transport().send(rank_, std::move(writer.bytes));
+}
+
+uint64_t MpiDevice::remoteId(const Buffer &buffer) const {
+  if (&buffer.device() != this)
+    return 0;
+  auto *memory = static_cast<const Memory *>(buffer.driverHandle());
+  return memory && !memory->local ? memory->id : 0;
+}
+
+hal::StatusOr<Ref<hal::Executable>>
+MpiDevice::loadExecutable(const hal::ExecutableSource &source) {
+  uint64_t id = client_.nextId();
+  Writer writer;
+  writer.put(MessageKind::LoadExecutable).put(id_).put(id);
+  writer.putString(source.name).putString(source.format);
+  writer.putString(source.libraryName).putString(source.targetCpu);
+  writer.put(uint32_t(source.cpuFeatures.size()));
+  for (const std::string &feature : source.cpuFeatures)
+    writer.putString(feature);
+  writer.put(source.abiVersion).put(source.checksum);
+  writer.putBytes(source.bytes.data(), source.bytes.size());
+  writer.put(uint32_t(source.exportNames.size()));
+  std::vector<hal::ExecutableExport> exports;
+  for (size_t i = 0; i < source.exportNames.size(); ++i) {
+    writer.putString(source.exportNames[i]).putString(source.symbols[i]);
+    const auto &layout = source.layouts[i];
+    writer.put(uint8_t(layout.has_value()))
+        .put(layout ? layout->bindingCount : 0u)
+        .put(layout ? layout->constantCount : 0u);
+    hal::ExecutableExport entry;
+    entry.name = source.exportNames[i];
+    entry.layout = layout;
+    entry.driverEntry = this; // Runs in the server; nothing here to call.
+    exports.push_back(std::move(entry));
+  }
+  FLEET_RETURN_IF_ERROR(client_.request(
+      rank_, std::move(writer.bytes), id,
+      hal::concat("loading executable '", source.name, "'")));
+  FLEET_ASSIGN_OR_RETURN(Ref<hal::Executable> executable,
+                         hal::Executable::create(source.name,
+                                                 std::move(exports)));
+  executable->setDevice(this);
+  std::lock_guard<std::mutex> lock(mutex_);
+  executables_[executable.get()] = id;
+  return executable;
+}
+
+Status MpiDevice::encodeExecute(Writer &writer, const QueueOp &op) {
+  std::vector<const hal::CommandBuffer *> buffers;
+  op.forEachCommandBuffer(
+      [&](const hal::CommandBuffer &buffer) { buffers.push_back(&buffer); });
+  auto putBinding = [&](const hal::BindingRef &ref) -> Status {
+    uint64_t id = kSlotBuffer;
+    if (ref.buffer) {
+      id = remoteId(*ref.buffer);
+      if (!id)
+        return hal::makeStatus(
+            StatusCode::PermissionDenied,
+            "hal.device.queue.execute on device '", name(), "': ",
+            ref.buffer->describe(),
+            " is not this remote device's memory (a remote device's "
+            "commands touch only its own buffers)");
+    }
+    writer.put(id).put(ref.slot).put(ref.offset).put(ref.length);
+    return Status();
+  };
+  writer.put(uint32_t(buffers.size()));
+  for (const hal::CommandBuffer *buffer : buffers) {
+    writer.put(uint32_t(buffer->mode())).put(buffer->bindingCapacity());
+    auto commands = buffer->commands();
+    writer.putBytes(commands.data(),
+                    commands.size() * sizeof(hal::RecordedCommand));
+    auto bindings = buffer->bindings();
+    writer.put(uint32_t(bindings.size()));
+    for (const hal::BindingRef &ref : bindings)
+      FLEET_RETURN_IF_ERROR(putBinding(ref));
+    auto constants = buffer->constants();
+    writer.putBytes(constants.data(), constants.size() * sizeof(uint32_t));
+    writer.putBytes(buffer->updateBytes().data(),
+                    buffer->updateBytes().size());
+    // The executables, by the index the commands use.
+    uint32_t executableCount = 0;
+    for (const hal::RecordedCommand &command : commands)
+      if (command.kind == hal::CommandKind::Dispatch)
+        executableCount = std::max(executableCount, command.executable + 1);
+    writer.put(executableCount);
+    for (uint32_t i = 0; i < executableCount; ++i) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = executables_.find(&buffer->executable(i));
+      if (it == executables_.end())
+        return hal::makeStatus(StatusCode::InvalidArgument,
+                               "hal.device.queue.execute on device '", name(),
+                               "': executable '", buffer->executable(i).name(),
+                               "' was not loaded by it");
+      writer.put(it->second);
+    }
+  }
+  writer.put(uint32_t(op.bindingTable.size()));
+  for (const hal::BindingRef &ref : op.bindingTable)
+    FLEET_RETURN_IF_ERROR(putBinding(ref));
+  return Status();
+}
+
+void MpiDevice::sendWrite(uint64_t opId, QueueOp &op) {
+  Writer writer;
+  writer.put(MessageKind::Op).put(id_).put(opId).put(RemoteOpKind::Write)
+      .put(uint64_t(op.queueIndex));
+  putFence(writer, nullptr);
+  putFence(writer, op.signal.get());
+  int tag = client_.transport().nextDataTag();
+  writer.put(remoteId(*op.target)).put(op.targetOffset).put(op.length)
+      .put(int32_t(tag));
+  client_.transport().sendWithData(rank_, std::move(writer.bytes),
+                                   op.source->storage() + op.sourceOffset,
+                                   op.length, tag);
+}
+
+/// Runs `ready` once every entry of `fence` is reached, or with the first
+/// failure.
+struct FenceWaiter {
+  std::vector<hal::Timepoint> timepoints;
+  std::atomic<size_t> remaining{0};
+  std::atomic<bool> fired{false};
+  std::function<void(Status)> ready;
+  Ref<hal::Fence> fence;
+
+  static void arm(Ref<hal::Fence> fence, std::function<void(Status)> ready) {
+    auto *waiter = new FenceWaiter();
+    waiter->fence = fence;
+    waiter->ready = std::move(ready);
+    size_t count = fence ? fence->entries().size() : 0;
+    waiter->timepoints.resize(count);
+    waiter->remaining = count + 1;
+    for (size_t i = 0; i < count; ++i) {
+      const FenceEntry &entry = fence->entries()[i];
+      hal::Timepoint &timepoint = waiter->timepoints[i];
+      timepoint.value = entry.value;
+      timepoint.userData = waiter;
+      timepoint.callback = [](hal::Timepoint &tp, const Status &status) {
+        static_cast<FenceWaiter *>(tp.userData)->arrive(status);
+      };
+      Status reached;
+      if (!entry.semaphore->enqueueTimepoint(timepoint, reached))
+        waiter->arrive(reached);
+    }
+    waiter->arrive(Status());
+  }
+
+  void arrive(const Status &status) {
+    if (!status.ok() && !fired.exchange(true))
+      ready(status);
+    if (remaining.fetch_sub(1) == 1) {
+      if (!fired.exchange(true))
+        ready(Status());
+      delete this;
+    }
+  }
+};
+
+bool MpiDevice::copiesToOrFromHost(const QueueOp &op) const {
+  bool found = false;
+  op.forEachCommandBuffer([&](const hal::CommandBuffer &buffer) {
+    for (const hal::RecordedCommand &command : buffer.commands()) {
+      if (command.kind != hal::CommandKind::Copy)
+        continue;
+      for (uint32_t i = 0; i < 2; ++i) {
+        hal::BindingRef ref =
+            op.resolve(buffer.bindings()[command.firstBinding + i]);
+        if (ref.buffer && !remoteId(*ref.buffer))
+          found = true;
+      }
+    }
+  });
+  return found;
+}
+
+void MpiDevice::splitExecute(QueueOp &op) {
+  hal::QueueAffinity affinity = hal::QueueAffinity(1) << op.queueIndex;
+  Ref<Semaphore> chain = Semaphore::create(0, this);
+  uint64_t step = 0;
+  Ref<hal::Fence> wait = op.wait;
+  Ref<hal::CommandBuffer> pending;
+  Status status;
+  // Submits what is recorded in `pending` (or the copy `run`), chained.
+  auto issue = [&](const std::function<Status(hal::Fence *, hal::Fence *)>
+                       &run) {
+    Ref<hal::Fence> signal = hal::Fence::createAt(*chain, ++step);
+    Status submitted = run(wait.get(), signal.get());
+    if (!submitted.ok() && status.ok())
+      status = submitted;
+    wait = signal;
+  };
+  auto flush = [&] {
+    if (!pending)
+      return;
+    Ref<hal::CommandBuffer> buffer = pending;
+    pending = Ref<hal::CommandBuffer>();
+    if (Status finalized = buffer->finalize(); !finalized.ok()) {
+      status = finalized;
+      return;
+    }
+    issue([&](hal::Fence *w, hal::Fence *s) {
+      hal::CommandBuffer *raw = buffer.get();
+      return queueExecute(affinity, w, s,
+                          hal::Span<hal::CommandBuffer *const>(&raw, 1));
+    });
+  };
+  op.forEachCommandBuffer([&](const hal::CommandBuffer &buffer) {
+    for (const hal::RecordedCommand &command : buffer.commands()) {
+      if (!status.ok())
+        return;
+      std::vector<hal::BindingRef> operands;
+      for (uint32_t i = 0; i < command.bindingCount; ++i)
+        operands.push_back(
+            op.resolve(buffer.bindings()[command.firstBinding + i]));
+      bool hostCopy = command.kind == hal::CommandKind::Copy &&
+                      (!remoteId(*operands[0].buffer) ||
+                       !remoteId(*operands[1].buffer));
+      if (hostCopy) {
+        flush();
+        issue([&](hal::Fence *w, hal::Fence *s) {
+          return queueCopy(affinity, w, s, *operands[0].buffer,
+                           operands[0].offset, *operands[1].buffer,
+                           operands[1].offset, command.length);
+        });
+        continue;
+      }
+      if (!pending) {
+        auto created = hal::CommandBuffer::create(
+            *this, hal::CommandBufferMode::OneShot, hal::CommandCategory::Any,
+            affinity);
+        if (!created.ok()) {
+          status = created.status();
+          return;
+        }
+        pending = *created;
+      }
+      switch (command.kind) {
+      case hal::CommandKind::Dispatch:
+        status = pending->dispatch(
+            buffer.executable(command.executable), command.ordinal,
+            command.workgroups,
+            hal::Span<const uint32_t>(buffer.constants().data() +
+                                          command.firstConstant,
+                                      command.constantCount),
+            operands);
+        break;
+      case hal::CommandKind::Copy:
+        status = pending->copyBuffer(operands[0], operands[1],
+                                     command.length);
+        break;
+      case hal::CommandKind::Fill:
+        status = pending->fillBuffer(operands[0], command.length,
+                                     command.pattern, command.patternLength);
+        break;
+      case hal::CommandKind::Update:
+        status = pending->updateBuffer(
+            buffer.updateBytes().data() + command.firstByte, operands[0],
+            command.byteCount);
+        break;
+      case hal::CommandKind::Barrier:
+        status = pending->executionBarrier();
+        break;
+      }
+    }
+  });
+  if (status.ok())
+    flush();
+  // The original op ends when the chain does: its signal fence follows the
+  // last step (or the first failure).
+  Ref<hal::Fence> last = wait;
+  Ref<hal::Fence> signal = op.signal;
+  if (!status.ok())
+    chain->fail(status.withContext(hal::concat(
+        "hal.device.queue.execute on device '", name(), "'")));
+  if (signal)
+    FenceWaiter::arm(last, [signal](Status reached) {
+      if (reached.ok())
+        (void)signal->signal();
+      else
+        signal->fail(reached);
+    });
+  noteExecuted(!status.ok(), 0);
+  noteRetired();
+}
+
+void MpiDevice::submit(QueueOp &op) {
+  if (op.kind == QueueOpKind::Execute && copiesToOrFromHost(op))
+    return splitExecute(op);
+  uint64_t opId = client_.nextId();
+  RemoteOpKind kind = RemoteOpKind::Barrier;
+  switch (op.kind) {
+  case QueueOpKind::Alloca: kind = RemoteOpKind::Alloca; break;
+  case QueueOpKind::Dealloca: kind = RemoteOpKind::Dealloca; break;
+  case QueueOpKind::Execute: kind = RemoteOpKind::Execute; break;
+  case QueueOpKind::Fill: kind = RemoteOpKind::Fill; break;
+  case QueueOpKind::Update: kind = RemoteOpKind::Update; break;
+  case QueueOpKind::Barrier: kind = RemoteOpKind::Barrier; break;
+  case QueueOpKind::Copy: {
+    bool remoteSource = remoteId(*op.source) != 0;
+    bool remoteTarget = remoteId(*op.target) != 0;
+    kind = remoteSource && remoteTarget ? RemoteOpKind::Copy
+           : remoteTarget               ? RemoteOpKind::Write
+           : remoteSource               ? RemoteOpKind::Read
+                                        : RemoteOpKind::Copy;
+    break;
+  }
+  }
+  Status status;
+  Writer writer;
+  writer.put(MessageKind::Op).put(id_).put(opId).put(kind)
+      .put(uint64_t(op.queueIndex));
+  // Read: rank 0 signals the fence once the bytes arrived.
+  putFence(writer, op.wait.get());
+  putFence(writer, kind == RemoteOpKind::Read ? nullptr : op.signal.get());
+  auto needRemote = [&](const Buffer &buffer, const char *role) {
+    if (remoteId(buffer))
+      return Status();
+    return hal::makeStatus(StatusCode::PermissionDenied,
+                           hal::queueOpName(op.kind), " on device '", name(),
+                           "': ", role, " ", buffer.describe(),
+                           " is not this remote device's memory");
+  };
+  switch (kind) {
+  case RemoteOpKind::Alloca: {
+    deferredAllocation_ = true;
+    status = allocator().commit(*op.target, /*zeroed=*/false);
+    deferredAllocation_ = false;
+    if (status.ok())
+      writer.put(remoteId(*op.target)).put(op.target->byteSize())
+          .put(uint32_t(op.target->memoryType()))
+          .put(uint32_t(op.target->allowedUsage()));
+    break;
+  }
+  case RemoteOpKind::Dealloca:
+    writer.put(remoteId(*op.target));
+    break;
+  case RemoteOpKind::Execute:
+    status = encodeExecute(writer, op);
+    break;
+  case RemoteOpKind::Copy:
+    status = needRemote(*op.source, "source");
+    if (status.ok())
+      status = needRemote(*op.target, "target");
+    writer.put(remoteId(*op.source)).put(op.sourceOffset)
+        .put(remoteId(*op.target)).put(op.targetOffset).put(op.length);
+    break;
+  case RemoteOpKind::Fill:
+    status = needRemote(*op.target, "target");
+    writer.put(remoteId(*op.target)).put(op.targetOffset).put(op.length)
+        .put(op.pattern).put(op.patternLength);
+    break;
+  case RemoteOpKind::Update:
+    status = needRemote(*op.target, "target");
+    writer.put(remoteId(*op.target)).put(op.targetOffset);
+    writer.putBytes(op.updateBytes.data(), op.updateBytes.size());
+    break;
+  case RemoteOpKind::Barrier:
+    break;
+  case RemoteOpKind::Write:
+    break; // Sent once the wait fence is reached (below).
+  case RemoteOpKind::Read:
+    writer.put(remoteId(*op.source)).put(op.sourceOffset).put(op.length)
+        .put(int32_t(client_.transport().nextDataTag()));
+    break;
+  }
+  auto pending = std::make_unique<QueueOp>(std::move(op));
+  QueueOp &held = *pending;
+  client_.addOp(opId, std::move(pending));
+  if (!status.ok()) {
+    finishHere(opId, std::move(status));
+    return;
+  }
+  if (kind == RemoteOpKind::Dealloca && !remoteId(*held.target)) {
+    // A buffer in rank 0's memory (shared with this device, or staging) is
+    // freed here once the uses the wait fence covers are done.
+    FenceWaiter::arm(held.wait, [this, opId, &held](Status reached) {
+      if (reached.ok())
+        held.target->device().allocator().decommit(*held.target);
+      finishHere(opId, reached);
+    });
+    return;
+  }
+  if (kind == RemoteOpKind::Write) {
+    FenceWaiter::arm(held.wait, [this, opId, &held](Status reached) {
+      if (!reached.ok())
+        finishHere(opId, Status(reached.code(),
+                                 hal::concat("hal.device.queue.copy on "
+                                             "device '",
+                                             name(),
+                                             "' did not run: its wait fence "
+                                             "failed: ",
+                                             reached.message())));
+      else
+        sendWrite(opId, held);
+    });
+    return;
+  }
+  if (held.wait)
+    for (const FenceEntry &entry : held.wait->entries())
+      client_.forward(*entry.semaphore, entry.value, rank_);
+  client_.transport().send(rank_, std::move(writer.bytes));
+}
+
+} // namespace
+
+hal::StatusOr<Ref<hal::Device>>
+createMpiDevice(int rank, const std::string &uri, hal::DeviceOptions options) {
+  FLEET_ASSIGN_OR_RETURN(Client * client, Client::get());
+  int size = client->transport().size();
+  if (rank <= 0 || rank >= size)
+    return hal::makeStatus(StatusCode::InvalidArgument, "device URI 'mpi://",
+                           rank, "/", uri, "': rank ", rank,
+                           " is not a device server rank (1..", size - 1,
+                           " under this mpirun, which has ", size,
+                           size == 1 ? " rank)" : " ranks)");
+  FLEET_ASSIGN_OR_RETURN(hal::DeviceSpec spec, hal::parseDeviceUri(uri));
+  std::string backend = hal::backendOfDriver(spec.driver);
+  if (options.name.empty())
+    options.name = hal::concat("mpi://", rank, "/", uri);
+  options.queueCount = spec.options.queueCount;
+  options.workerCount = spec.options.workerCount;
+  uint32_t id = uint32_t(client->nextId());
+  Writer writer;
+  writer.put(MessageKind::CreateDevice).put(id);
+  // The server names its device as rank 0 does, so its messages agree.
+  writer.putString(uri.find("name=") == std::string::npos
+                       ? uri + (uri.find('?') == std::string::npos ? "?" : "&") +
+                             "name=" + options.name
+                       : uri);
+  FLEET_RETURN_IF_ERROR(client->request(rank, std::move(writer.bytes), id,
+                                        "creating device " + uri));
+  hal::DeviceCapabilities capabilities;
+  capabilities.backend = backend;
+  capabilities.discrete = true;
+  capabilities.hostAddressable = false;
+  capabilities.remote = true;
+  const char *format = backend == "local" ? hal::kLocalExecutableFormat
+                                          : hal::kSpirvExecutableFormat;
+  auto device = Ref<MpiDevice>::adopt(new MpiDevice(
+      *client, rank, id, std::move(options), capabilities, format));
+  client->registerDevice(id, device.get());
+  return Ref<hal::Device>(device.get());
+}
+
+void shutdownMpi() {
+  if (Client *client = theClient.load())
+    client->shutdown();
+}
+
+} // namespace fleet::runtime::mpi

@@ -1,0 +1,76 @@
+//===- MpiProtocol.h - control messages of the mpi driver --------*- C++ -*-===//
+//
+// What rank 0 (the host program, MpiDevice) and a device server (another
+// rank, MpiServer) say to each other (docs/distributed.md "Protocol"). Each
+// control message starts with its MessageKind; fields follow in the order
+// listed, written with Writer and read with Reader (MpiTransport.h).
+//
+//   rank 0 -> server
+//     CreateDevice   u32 device, str uri
+//     LoadExecutable u32 device, u64 executable, str name, library (str
+//                    name, str cpu, u32 n + n str features, i64 abi, u64
+//                    checksum), bytes object, u32 exports + per export (str
+//                    name, str symbol, u8 has layout, u32 bindings, u32
+//                    constants)
+//     Allocate       u32 device, u64 buffer, u64 size, u32 type, u32 usage
+//     Free           u64 buffer
+//     Op             u32 device, u64 op, u8 RemoteOpKind, u64 affinity,
+//                    waits, signals (u32 n + n x (u64 semaphore, u64 value)),
+//                    then the kind's fields (MpiDevice.cpp encodeOp)
+//     Signal         u64 semaphore, u64 value
+//     FailSemaphore  u64 semaphore, i32 code, str message
+//     Shutdown
+//   server -> rank 0
+//     Created        u32 device, i32 code, str message
+//     Loaded         u64 executable, i32 code, str message
+//     Done           u64 op, i32 code, str message
+//     ReadData       u64 op, i32 code, str message, u64 length, i32 tag
+//                    (and, when code is 0, the bytes as chunks on tag)
+//
+// Semaphores are named by rank 0's semaphore (its address, kept alive by
+// the device); a server keeps one mirror semaphore per name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_RUNTIME_DRIVERS_MPI_MPIPROTOCOL_H
+#define FLEET_RUNTIME_DRIVERS_MPI_MPIPROTOCOL_H
+
+#include <cstdint>
+
+namespace fleet::runtime::mpi {
+
+enum class MessageKind : uint8_t {
+  CreateDevice,
+  Created,
+  LoadExecutable,
+  Loaded,
+  Allocate,
+  Free,
+  Op,
+  Done,
+  ReadData,
+  Signal,
+  FailSemaphore,
+  Shutdown,
+};
+
+/// Queue ops as the server runs them. Write and Read are copies with one
+/// side in rank 0's memory: rank 0 sends the bytes once the op's wait fence
+/// is reached (Write), or the server sends them once it is (Read).
+enum class RemoteOpKind : uint8_t {
+  Alloca,
+  Dealloca,
+  Execute,
+  Copy,
+  Fill,
+  Update,
+  Barrier,
+  Write,
+  Read,
+};
+
+/// A buffer operand of an Execute: a remote buffer or a binding-table slot.
+constexpr uint64_t kSlotBuffer = 0;
+
+} // namespace fleet::runtime::mpi
+
+#endif // FLEET_RUNTIME_DRIVERS_MPI_MPIPROTOCOL_H

@@ -1,0 +1,591 @@
+//===- MpiServer.cpp - a rank that runs devices for rank 0 ----------------===//
+//
+// `fleet-run --serve` (docs/distributed.md): creates the devices rank 0
+// asks for, loads the executables it sends, and runs the queue ops it
+// forwards on them, with mirrors of rank 0's semaphores as their fences.
+// Each op also signals a private completion semaphore whose timepoint
+// reports the op (Done, or ReadData with the bytes) to rank 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "drivers/mpi/MpiDevice.h"
+
+#include "drivers/mpi/MpiProtocol.h"
+#include "drivers/mpi/MpiTransport.h"
+#include "fleet/runtime/hal/Driver.h"
+#include "fleet/runtime/hal/ExecutableLoader.h"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+namespace fleet::runtime::mpi {
+namespace {
+
+using hal::Buffer;
+using hal::Ref;
+using hal::Semaphore;
+using hal::Status;
+using hal::StatusCode;
+
+class Server {
+public:
+  explicit Server(Transport &transport) : transport_(transport) {}
+  void handle(int source, std::vector<uint8_t> &message);
+  /// Waits for every device to finish what it was sent.
+  void drain();
+
+private:
+  Semaphore &mirror(uint64_t name);
+  Ref<hal::Fence> readFence(Reader &reader,
+                            std::vector<std::pair<uint64_t, uint64_t>> *names);
+  Ref<Buffer> buffer(uint64_t id, Status &status);
+  void reply(MessageKind kind, uint64_t id, bool wide, const Status &status);
+  void createDevice(Reader &reader);
+  void loadExecutable(Reader &reader);
+  void runOp(int source, Reader &reader);
+  hal::StatusOr<Ref<hal::CommandBuffer>> decodeCommandBuffer(
+      hal::Device &device, Reader &reader, uint64_t affinity);
+  hal::BindingRef decodeBinding(Reader &reader, Status &status,
+                                std::vector<Ref<Buffer>> &keep);
+  /// Sends Done for `opId` once `done` reaches 1 (or fails).
+  void reportWhenDone(uint64_t opId, Ref<Semaphore> done,
+                      std::function<void(const Status &)> then = {});
+
+  Transport &transport_;
+  std::mutex mutex_;
+  std::unordered_map<uint32_t, Ref<hal::Device>> devices_;
+  std::unordered_map<uint64_t, Ref<Buffer>> buffers_;
+  std::unordered_map<uint64_t, Status> failedBuffers_;
+  std::unordered_map<uint64_t, Ref<hal::Executable>> executables_;
+  std::unordered_map<uint64_t, Ref<Semaphore>> mirrors_;
+  std::unique_ptr<hal::ExecutableLoader> loader_;
+};
+
+void Server::reply(MessageKind kind, uint64_t id, bool wide,
+                   const Status &status) {
+  Writer writer;
+  writer.put(kind);
+  if (wide)
+    writer.put(id);
+  else
+    writer.put(uint32_t(id));
+  writer.put(int32_t(status.code())).putString(status.message());
+  transport_.send(0, std::move(writer.bytes));
+}
+
+Semaphore &Server::mirror(uint64_t name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Ref<Semaphore> &semaphore = mirrors_[name];
+  if (!semaphore)
+    semaphore = Semaphore::create(0);
+  return *semaphore;
+}
+
+Ref<hal::Fence>
+Server::readFence(Reader &reader,
+                  std::vector<std::pair<uint64_t, uint64_t>> *names) {
+  uint32_t count = reader.get<uint32_t>();
+  Ref<hal::Fence> fence = hal::Fence::create();
+  for (uint32_t i = 0; i < count && !reader.failed; ++i) {
+    uint64_t name = reader.get<uint64_t>();
+    uint64_t value = reader.get<uint64_t>();
+    fence->insert(mirror(name), value);
+    if (names)
+      names->emplace_back(name, value);
+  }
+  return fence;
+}
+
+Ref<Buffer> Server::buffer(uint64_t id, Status &status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = buffers_.find(id);
+  if (it != buffers_.end())
+    return it->second;
+  if (status.ok()) {
+    auto failed = failedBuffers_.find(id);
+    status = failed != failedBuffers_.end()
+                 ? failed->second
+                 : hal::makeStatus(StatusCode::NotFound, "remote buffer ",
+                                   id, " does not exist on rank ",
+                                   transport_.rank());
+  }
+  return Ref<Buffer>();
+}
+
+void Server::createDevice(Reader &reader) {
+  uint32_t id = reader.get<uint32_t>();
+  std::string uri = reader.getString();
+  hal::StatusOr<Ref<hal::Device>> device = hal::createDevice(uri);
+  if (device.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    devices_[id] = *device;
+  }
+  reply(MessageKind::Created, id, false,
+        device.ok() ? Status() : device.status());
+}
+
+void Server::loadExecutable(Reader &reader) {
+  uint32_t deviceId = reader.get<uint32_t>();
+  uint64_t id = reader.get<uint64_t>();
+  hal::ExecutableSource source;
+  source.name = reader.getString();
+  source.format = reader.getString();
+  hal::KernelLibraryInfo info;
+  info.name = reader.getString();
+  info.targetCpu = reader.getString();
+  uint32_t features = reader.get<uint32_t>();
+  for (uint32_t i = 0; i < features && !reader.failed; ++i)
+    info.cpuFeatures.push_back(reader.getString());
+  info.abiVersion = reader.get<int64_t>();
+  info.checksum = reader.get<uint64_t>();
+  auto [bytes, length] = reader.getBytes();
+  source.bytes = hal::Span<const uint8_t>(bytes, length);
+  uint32_t exports = reader.get<uint32_t>();
+  for (uint32_t i = 0; i < exports && !reader.failed; ++i) {
+    source.exportNames.push_back(reader.getString());
+    source.symbols.push_back(reader.getString());
+    bool hasLayout = reader.get<uint8_t>();
+    hal::ExportLayout layout{reader.get<uint32_t>(), reader.get<uint32_t>()};
+    source.layouts.push_back(hasLayout ? std::optional(layout)
+                                       : std::nullopt);
+  }
+  Ref<hal::Device> device;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    device = devices_[deviceId];
+  }
+  auto load = [&]() -> hal::StatusOr<Ref<hal::Executable>> {
+    if (reader.failed || !device)
+      return hal::makeStatus(StatusCode::Internal,
+                             "malformed LoadExecutable message");
+    if (device->loadsOwnExecutables())
+      return device->loadExecutable(source);
+    if (!loader_) {
+      FLEET_ASSIGN_OR_RETURN(loader_, hal::ExecutableLoader::create());
+    }
+    FLEET_ASSIGN_OR_RETURN(std::shared_ptr<hal::KernelLibrary> library,
+                           loader_->loadLibrary(info, source.bytes));
+    return loader_->createExecutable(source.name, library, source.exportNames,
+                                     source.symbols, source.layouts);
+  };
+  hal::StatusOr<Ref<hal::Executable>> executable = load();
+  if (executable.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    executables_[id] = *executable;
+  }
+  reply(MessageKind::Loaded, id, true,
+        executable.ok() ? Status() : executable.status());
+}
+
+hal::BindingRef Server::decodeBinding(Reader &reader, Status &status,
+                                      std::vector<Ref<Buffer>> &keep) {
+  uint64_t id = reader.get<uint64_t>();
+  hal::BindingRef ref;
+  ref.slot = reader.get<uint32_t>();
+  ref.offset = reader.get<uint64_t>();
+  ref.length = reader.get<uint64_t>();
+  if (id != kSlotBuffer) {
+    Ref<Buffer> held = buffer(id, status);
+    ref.buffer = held.get();
+    if (held)
+      keep.push_back(std::move(held));
+  }
+  return ref;
+}
+
+hal::StatusOr<Ref<hal::CommandBuffer>>
+Server::decodeCommandBuffer(hal::Device &device, Reader &reader,
+                            uint64_t affinity) {
+  auto mode = hal::CommandBufferMode(reader.get<uint32_t>());
+  uint32_t capacity = reader.get<uint32_t>();
+  auto [commandBytes, commandLength] = reader.getBytes();
+  std::vector<hal::RecordedCommand> commands(commandLength /
+                                             sizeof(hal::RecordedCommand));
+  if (commandLength)
+    std::memcpy(commands.data(), commandBytes, commandLength);
+  Status status;
+  std::vector<Ref<Buffer>> keep;
+  std::vector<hal::BindingRef> bindings(reader.get<uint32_t>());
+  for (hal::BindingRef &ref : bindings)
+    ref = decodeBinding(reader, status, keep);
+  auto [constantBytes, constantLength] = reader.getBytes();
+  std::vector<uint32_t> constants(constantLength / sizeof(uint32_t));
+  if (constantLength)
+    std::memcpy(constants.data(), constantBytes, constantLength);
+  auto [updateBytes, updateLength] = reader.getBytes();
+  std::vector<Ref<hal::Executable>> executables(reader.get<uint32_t>());
+  for (Ref<hal::Executable> &executable : executables) {
+    uint64_t id = reader.get<uint64_t>();
+    std::lock_guard<std::mutex> lock(mutex_);
+    executable = executables_[id];
+    if (!executable && status.ok())
+      status = hal::makeStatus(StatusCode::NotFound, "executable ", id,
+                               " was not loaded on rank ", transport_.rank());
+  }
+  if (reader.failed)
+    return Status(StatusCode::Internal, "malformed Op message");
+  FLEET_RETURN_IF_ERROR(status);
+  FLEET_ASSIGN_OR_RETURN(
+      Ref<hal::CommandBuffer> buffer,
+      hal::CommandBuffer::create(device, mode, hal::CommandCategory::Any,
+                                 hal::QueueAffinity(affinity ? affinity : 1),
+                                 capacity));
+  for (const hal::RecordedCommand &command : commands) {
+    hal::Span<const hal::BindingRef> operands(
+        bindings.data() + command.firstBinding, command.bindingCount);
+    switch (command.kind) {
+    case hal::CommandKind::Dispatch:
+      FLEET_RETURN_IF_ERROR(buffer->dispatch(
+          *executables[command.executable], command.ordinal,
+          command.workgroups,
+          hal::Span<const uint32_t>(constants.data() + command.firstConstant,
+                                    command.constantCount),
+          operands));
+      break;
+    case hal::CommandKind::Copy:
+      FLEET_RETURN_IF_ERROR(
+          buffer->copyBuffer(operands[0], operands[1], command.length));
+      break;
+    case hal::CommandKind::Fill:
+      FLEET_RETURN_IF_ERROR(buffer->fillBuffer(
+          operands[0], command.length, command.pattern,
+          command.patternLength));
+      break;
+    case hal::CommandKind::Update:
+      FLEET_RETURN_IF_ERROR(buffer->updateBuffer(
+          updateBytes + command.firstByte, operands[0], command.byteCount));
+      break;
+    case hal::CommandKind::Barrier:
+      FLEET_RETURN_IF_ERROR(buffer->executionBarrier());
+      break;
+    }
+  }
+  FLEET_RETURN_IF_ERROR(buffer->finalize());
+  return buffer;
+}
+
+void Server::reportWhenDone(uint64_t opId, Ref<Semaphore> done,
+                            std::function<void(const Status &)> then) {
+  struct Report {
+    hal::Timepoint timepoint;
+    Server *server;
+    uint64_t opId;
+    Ref<Semaphore> done;
+    std::function<void(const Status &)> then;
+  };
+  auto *report = new Report{{}, this, opId, done, std::move(then)};
+  auto fire = [](Report *report, const Status &status) {
+    if (report->then) {
+      report->then(status);
+    } else {
+      report->server->reply(MessageKind::Done, report->opId, true, status);
+    }
+    delete report;
+  };
+  report->timepoint.value = 1;
+  report->timepoint.userData = report;
+  report->timepoint.callback = [](hal::Timepoint &timepoint,
+                                  const Status &status) {
+    auto *report = static_cast<Report *>(timepoint.userData);
+    if (report->then)
+      report->then(status);
+    else
+      report->server->reply(MessageKind::Done, report->opId, true, status);
+    delete report;
+  };
+  Status reached;
+  if (!done->enqueueTimepoint(report->timepoint, reached))
+    fire(report, reached);
+}
+
+void Server::runOp(int source, Reader &reader) {
+  uint32_t deviceId = reader.get<uint32_t>();
+  uint64_t opId = reader.get<uint64_t>();
+  auto kind = reader.get<RemoteOpKind>();
+  uint64_t affinity = uint64_t(1) << reader.get<uint64_t>();
+  Ref<hal::Fence> wait = readFence(reader, nullptr);
+  std::vector<std::pair<uint64_t, uint64_t>> signals;
+  Ref<hal::Fence> signal = readFence(reader, &signals);
+  Ref<Semaphore> done = Semaphore::create(0);
+  signal->insert(*done, 1);
+  Ref<hal::Device> device;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    device = devices_[deviceId];
+  }
+  Status status;
+  if (!device)
+    status = hal::makeStatus(StatusCode::NotFound, "device ", deviceId,
+                             " was not created on rank ", transport_.rank());
+  auto queueAffinity = hal::QueueAffinity(affinity);
+  switch (kind) {
+  case RemoteOpKind::Alloca: {
+    uint64_t id = reader.get<uint64_t>();
+    uint64_t size = reader.get<uint64_t>();
+    auto type = hal::MemoryType(reader.get<uint32_t>());
+    auto usage = hal::BufferUsage(reader.get<uint32_t>());
+    if (!status.ok())
+      break;
+    hal::StatusOr<Ref<Buffer>> buffer = device->queueAlloca(
+        queueAffinity, wait.get(), signal.get(), 0, type, usage, size);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (buffer.ok())
+      buffers_[id] = *buffer;
+    else
+      failedBuffers_[id] = buffer.status();
+    status = buffer.ok() ? Status() : buffer.status();
+    reportWhenDone(opId, done);
+    return;
+  }
+  case RemoteOpKind::Dealloca: {
+    Ref<Buffer> target = buffer(reader.get<uint64_t>(), status);
+    if (status.ok())
+      status = device->queueDealloca(queueAffinity, wait.get(), signal.get(),
+                                     *target);
+    break;
+  }
+  case RemoteOpKind::Execute: {
+    uint32_t count = reader.get<uint32_t>();
+    std::vector<Ref<hal::CommandBuffer>> commandBuffers;
+    for (uint32_t i = 0; i < count && status.ok(); ++i) {
+      auto decoded = decodeCommandBuffer(*device, reader, affinity);
+      if (decoded.ok())
+        commandBuffers.push_back(*decoded);
+      else
+        status = decoded.status();
+    }
+    std::vector<Ref<Buffer>> keep;
+    std::vector<hal::BindingRef> table;
+    if (status.ok()) {
+      table.resize(reader.get<uint32_t>());
+      for (hal::BindingRef &ref : table)
+        ref = decodeBinding(reader, status, keep);
+    }
+    if (status.ok()) {
+      std::vector<hal::CommandBuffer *> raw;
+      for (auto &commandBuffer : commandBuffers)
+        raw.push_back(commandBuffer.get());
+      status = device->queueExecute(queueAffinity, wait.get(), signal.get(),
+                                    raw, table);
+    }
+    break;
+  }
+  case RemoteOpKind::Copy: {
+    Ref<Buffer> from = buffer(reader.get<uint64_t>(), status);
+    uint64_t fromOffset = reader.get<uint64_t>();
+    Ref<Buffer> to = buffer(reader.get<uint64_t>(), status);
+    uint64_t toOffset = reader.get<uint64_t>();
+    uint64_t length = reader.get<uint64_t>();
+    if (status.ok())
+      status = device->queueCopy(queueAffinity, wait.get(), signal.get(),
+                                 *from, fromOffset, *to, toOffset, length);
+    break;
+  }
+  case RemoteOpKind::Fill: {
+    Ref<Buffer> to = buffer(reader.get<uint64_t>(), status);
+    uint64_t offset = reader.get<uint64_t>();
+    uint64_t length = reader.get<uint64_t>();
+    uint32_t pattern = reader.get<uint32_t>();
+    uint8_t patternLength = reader.get<uint8_t>();
+    if (status.ok())
+      status = device->queueFill(queueAffinity, wait.get(), signal.get(), *to,
+                                 offset, length, pattern, patternLength);
+    break;
+  }
+  case RemoteOpKind::Update: {
+    Ref<Buffer> to = buffer(reader.get<uint64_t>(), status);
+    uint64_t offset = reader.get<uint64_t>();
+    auto [bytes, length] = reader.getBytes();
+    if (status.ok())
+      status = device->queueUpdate(queueAffinity, wait.get(), signal.get(),
+                                   bytes, *to, offset, length);
+    break;
+  }
+  case RemoteOpKind::Barrier:
+    if (status.ok())
+      status = device->queueBarrier(queueAffinity, wait.get(), signal.get());
+    break;
+  case RemoteOpKind::Write: {
+    Ref<Buffer> to = buffer(reader.get<uint64_t>(), status);
+    uint64_t offset = reader.get<uint64_t>();
+    uint64_t length = reader.get<uint64_t>();
+    int tag = reader.get<int32_t>();
+    // The bytes follow on `tag` whatever happens: take them.
+    uint8_t *target = nullptr;
+    std::vector<uint8_t> scratch;
+    if (status.ok() && (!to->hasStorage() || offset > to->byteSize() ||
+                        length > to->byteSize() - offset))
+      status = hal::makeStatus(StatusCode::OutOfRange,
+                               "hal.device.queue.copy on device '",
+                               device->name(), "': ", length,
+                               " bytes at offset ", offset,
+                               " do not fit target ", to->describe());
+    if (status.ok()) {
+      target = to->storage() + offset;
+    } else {
+      scratch.resize(length);
+      target = scratch.data();
+    }
+    transport_.receiveData(source, target, length, tag);
+    if (status.ok())
+      status = signal->signal();
+    else
+      signal->fail(status);
+    reply(MessageKind::Done, opId, true, status);
+    return;
+  }
+  case RemoteOpKind::Read: {
+    Ref<Buffer> from = buffer(reader.get<uint64_t>(), status);
+    uint64_t offset = reader.get<uint64_t>();
+    uint64_t length = reader.get<uint64_t>();
+    int tag = reader.get<int32_t>();
+    auto sendBytes = [this, opId, from, offset, length,
+                      tag](const Status &reached) {
+      Status status = reached;
+      if (status.ok() && (!from->hasStorage() || offset > from->byteSize() ||
+                          length > from->byteSize() - offset))
+        status = hal::makeStatus(StatusCode::OutOfRange,
+                                 "hal.device.queue.copy: ", length,
+                                 " bytes at offset ", offset,
+                                 " are not in source ", from->describe());
+      Writer writer;
+      writer.put(MessageKind::ReadData).put(opId).put(int32_t(status.code()));
+      writer.putString(status.message()).put(length).put(int32_t(tag));
+      if (!status.ok()) {
+        transport_.send(0, std::move(writer.bytes));
+        return;
+      }
+      // `from` stays alive until the last chunk is sent.
+      transport_.sendWithData(0, std::move(writer.bytes),
+                              from->storage() + offset, length, tag,
+                              [from] {});
+    };
+    if (status.ok())
+      status = device->queueBarrier(queueAffinity, wait.get(), signal.get());
+    if (status.ok()) {
+      reportWhenDone(opId, done, sendBytes);
+      return;
+    }
+    sendBytes(status);
+    return;
+  }
+  }
+  if (reader.failed && status.ok())
+    status = Status(StatusCode::Internal, "malformed Op message");
+  if (!status.ok()) {
+    // A rejected submission failed the signal fence (done included) already
+    // when the device saw it; otherwise fail it here.
+    if (!done->isFailed())
+      signal->fail(status);
+    reply(MessageKind::Done, opId, true, status);
+    return;
+  }
+  reportWhenDone(opId, done);
+}
+
+void Server::handle(int source, std::vector<uint8_t> &message) {
+  Reader reader(message);
+  auto kind = reader.get<MessageKind>();
+  switch (kind) {
+  case MessageKind::CreateDevice:
+    return createDevice(reader);
+  case MessageKind::LoadExecutable:
+    return loadExecutable(reader);
+  case MessageKind::Allocate: {
+    uint32_t deviceId = reader.get<uint32_t>();
+    uint64_t id = reader.get<uint64_t>();
+    uint64_t size = reader.get<uint64_t>();
+    auto type = hal::MemoryType(reader.get<uint32_t>());
+    auto usage = hal::BufferUsage(reader.get<uint32_t>());
+    std::lock_guard<std::mutex> lock(mutex_);
+    Ref<hal::Device> device = devices_[deviceId];
+    hal::StatusOr<Ref<Buffer>> buffer =
+        device ? device->allocator().allocate(type, usage, size)
+               : hal::StatusOr<Ref<Buffer>>(
+                     Status(StatusCode::NotFound, "no such device"));
+    if (buffer.ok())
+      buffers_[id] = *buffer;
+    else
+      failedBuffers_[id] = buffer.status();
+    return;
+  }
+  case MessageKind::Free: {
+    uint64_t id = reader.get<uint64_t>();
+    std::lock_guard<std::mutex> lock(mutex_);
+    buffers_.erase(id);
+    failedBuffers_.erase(id);
+    return;
+  }
+  case MessageKind::Op:
+    return runOp(source, reader);
+  case MessageKind::Signal: {
+    Semaphore &semaphore = mirror(reader.get<uint64_t>());
+    uint64_t value = reader.get<uint64_t>();
+    hal::StatusOr<uint64_t> now = semaphore.query();
+    if (now.ok() && *now < value)
+      (void)semaphore.signal(value);
+    return;
+  }
+  case MessageKind::FailSemaphore: {
+    Semaphore &semaphore = mirror(reader.get<uint64_t>());
+    auto code = StatusCode(reader.get<int32_t>());
+    semaphore.fail(Status(code, reader.getString()));
+    return;
+  }
+  case MessageKind::Shutdown:
+    transport_.requestStop();
+    return;
+  default:
+    std::fprintf(stderr,
+                 "fleet-run --serve (rank %d): unexpected message kind %d\n",
+                 transport_.rank(), int(kind));
+  }
+}
+
+void Server::drain() {
+  std::vector<Ref<hal::Device>> devices;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto &[id, device] : devices_)
+      devices.push_back(device);
+  }
+  for (Ref<hal::Device> &device : devices)
+    (void)device->abandonPending(Status(StatusCode::Aborted,
+                                        "rank 0 shut the device server down"),
+                                 hal::Timeout::milliseconds(5000));
+  std::lock_guard<std::mutex> lock(mutex_);
+  buffers_.clear();
+  executables_.clear();
+  devices_.clear();
+}
+
+} // namespace
+
+int runDeviceServer() {
+  hal::StatusOr<Transport *> transport = Transport::get();
+  if (!transport.ok()) {
+    std::fprintf(stderr, "fleet-run --serve: %s\n",
+                 transport.status().toString().c_str());
+    return 1;
+  }
+  if ((*transport)->rank() == 0) {
+    std::fprintf(stderr,
+                 "fleet-run --serve: rank 0 runs the host program; start "
+                 "the device servers as ranks 1.. of the same mpirun "
+                 "(docs/distributed.md)\n");
+    (*transport)->shutdown();
+    return 1;
+  }
+  Server server(**transport);
+  (*transport)->start([&server](int source, std::vector<uint8_t> &message) {
+    server.handle(source, message);
+  });
+  (*transport)->waitStopped();
+  server.drain();
+  (*transport)->shutdown();
+  return 0;
+}
+
+} // namespace fleet::runtime::mpi

@@ -1,0 +1,170 @@
+//===- MpiTransport.cpp - messages between ranks for remote devices -------===//
+
+#include "drivers/mpi/MpiTransport.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace fleet::runtime::mpi {
+
+hal::StatusOr<Transport *> Transport::get() {
+  static Transport *transport = nullptr;
+  static hal::Status failure;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    int provided = 0;
+    if (!initialized)
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    else
+      MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      failure = hal::makeStatus(
+          hal::StatusCode::Unavailable,
+          "MPI gives thread level ", provided,
+          ", not MPI_THREAD_MULTIPLE, which the mpi driver needs");
+      return;
+    }
+    auto *created = new Transport();
+    MPI_Comm_rank(MPI_COMM_WORLD, &created->rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &created->size_);
+    created->sender_ = std::thread([created] { created->senderLoop(); });
+    transport = created;
+  });
+  if (!transport)
+    return failure;
+  return transport;
+}
+
+void Transport::start(Handler handler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (progress_.joinable())
+    return;
+  handler_ = std::move(handler);
+  progress_ = std::thread([this] { progressLoop(); });
+}
+
+void Transport::send(int destination, std::vector<uint8_t> message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  queue_.push_back(Outgoing{destination, std::move(message)});
+  wake_.notify_all();
+}
+
+void Transport::sendWithData(int destination, std::vector<uint8_t> message,
+                             const uint8_t *data, uint64_t length,
+                             int dataTag, std::function<void()> sent) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  queue_.push_back(Outgoing{destination, std::move(message), data, length,
+                            dataTag, std::move(sent)});
+  wake_.notify_all();
+}
+
+int Transport::nextDataTag() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return kFirstDataTag + int(nextTag_++ % kDataTagCount);
+}
+
+void Transport::receiveData(int source, uint8_t *target, uint64_t length,
+                            int dataTag) {
+  for (uint64_t done = 0; done < length;) {
+    int count = int(std::min(kChunkBytes, length - done));
+    MPI_Recv(target + done, count, MPI_BYTE, source, dataTag, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    done += uint64_t(count);
+  }
+}
+
+void Transport::senderLoop() {
+  while (true) {
+    Outgoing next;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return !queue_.empty() || finalized_; });
+      if (queue_.empty())
+        return;
+      next = std::move(queue_.front());
+      queue_.pop_front();
+      sending_ = true;
+    }
+    MPI_Send(next.message.data(), int(next.message.size()), MPI_BYTE,
+             next.destination, kControlTag, MPI_COMM_WORLD);
+    for (uint64_t done = 0; done < next.length;) {
+      int count = int(std::min(kChunkBytes, next.length - done));
+      MPI_Send(next.data + done, count, MPI_BYTE, next.destination,
+               next.dataTag, MPI_COMM_WORLD);
+      done += uint64_t(count);
+    }
+    if (next.sent)
+      next.sent();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sending_ = false;
+      if (queue_.empty())
+        stopped_.notify_all(); // shutdown() waits until all is sent.
+    }
+  }
+}
+
+void Transport::progressLoop() {
+  // Poll, then sleep: 10 us after a message, doubling to 1 ms when idle.
+  std::chrono::microseconds pause(10);
+  while (!stopping_) {
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kControlTag, MPI_COMM_WORLD, &flag, &status);
+    if (!flag) {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(1000));
+      continue;
+    }
+    pause = std::chrono::microseconds(10);
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    std::vector<uint8_t> message(static_cast<size_t>(count));
+    MPI_Recv(message.data(), count, MPI_BYTE, status.MPI_SOURCE, kControlTag,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    handler_(status.MPI_SOURCE, message);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  progressDone_ = true;
+  stopped_.notify_all();
+}
+
+void Transport::requestStop() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopping_ = true;
+}
+
+void Transport::waitStopped() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  stopped_.wait(lock, [&] { return progressDone_ || !progress_.joinable(); });
+}
+
+void Transport::shutdown() {
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (finalized_)
+      return;
+    // What is queued goes out first (a Shutdown message among it).
+    stopped_.wait(lock, [&] { return queue_.empty() && !sending_; });
+    stopping_ = true;
+  }
+  if (progress_.joinable() && progress_.get_id() != std::this_thread::get_id())
+    progress_.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finalized_ = true;
+    wake_.notify_all();
+  }
+  if (sender_.joinable())
+    sender_.join();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    MPI_Finalize();
+}
+
+} // namespace fleet::runtime::mpi

@@ -1,0 +1,182 @@
+//===- MpiTransport.h - messages between ranks for remote devices -*- C++ -*-===//
+//
+// The process-wide MPI link of the mpi driver (docs/distributed.md): MPI is
+// initialized once with MPI_THREAD_MULTIPLE; a sender thread sends queued
+// messages in order (blocking MPI_Send, so a large transfer never blocks the
+// thread that queued it), and a progress thread receives control messages
+// and hands each to the installed handler. Idle, the progress thread polls
+// with MPI_Iprobe and sleeps between polls (backing off to 1 ms), so a
+// waiting rank uses a small fraction of a core (OpenMPI's blocking receive
+// spins).
+//
+// Message framing: a control message is one MPI message on kControlTag whose
+// bytes are a MessageKind and its fields (Writer/Reader). Bulk bytes travel
+// as chunks of at most kChunkBytes on a data tag the message names, sent
+// right after it by the same sender thread, so the receiver's progress
+// thread receives them in place (MPI_Recv into the buffer) after reading the
+// control message.
+//
+// Thread safety: send() and sendWithData() may be called from any thread.
+// The handler runs on the progress thread only.
+// Failure behaviour: MPI errors abort the job (MPI's default handler), as
+// mpirun then ends every rank; there is no partial failure to recover from.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FLEET_RUNTIME_DRIVERS_MPI_MPITRANSPORT_H
+#define FLEET_RUNTIME_DRIVERS_MPI_MPITRANSPORT_H
+
+#include "fleet/runtime/hal/Status.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fleet::runtime::mpi {
+
+constexpr int kControlTag = 1;
+/// Data tags are kFirstDataTag + (n mod kDataTagCount).
+constexpr int kFirstDataTag = 64;
+constexpr int kDataTagCount = 1 << 20;
+/// Bulk bytes move in chunks of at most this many bytes (below MPI's int
+/// count limit, and large enough to reach the link's bandwidth).
+constexpr uint64_t kChunkBytes = 16ull << 20;
+
+/// Appends fields to a control message.
+class Writer {
+public:
+  template <typename T> Writer &put(const T &value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    size_t at = bytes.size();
+    bytes.resize(at + sizeof(T));
+    std::memcpy(bytes.data() + at, &value, sizeof(T));
+    return *this;
+  }
+  Writer &putBytes(const void *data, uint64_t length) {
+    put(length);
+    size_t at = bytes.size();
+    bytes.resize(at + length);
+    if (length)
+      std::memcpy(bytes.data() + at, data, length);
+    return *this;
+  }
+  Writer &putString(std::string_view text) {
+    return putBytes(text.data(), text.size());
+  }
+  std::vector<uint8_t> bytes;
+};
+
+/// Reads the fields of a control message; a short message sets `failed`
+/// and yields zeros (the peer is the same build, so that is a bug, reported
+/// by the caller).
+class Reader {
+public:
+  explicit Reader(const std::vector<uint8_t> &bytes) : bytes_(bytes) {}
+  template <typename T> T get() {
+    T value{};
+    if (at_ + sizeof(T) > bytes_.size()) {
+      failed = true;
+      return value;
+    }
+    std::memcpy(&value, bytes_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return value;
+  }
+  /// Bytes of a putBytes field, pointing into the message.
+  std::pair<const uint8_t *, uint64_t> getBytes() {
+    uint64_t length = get<uint64_t>();
+    if (failed || at_ + length > bytes_.size()) {
+      failed = true;
+      return {nullptr, 0};
+    }
+    const uint8_t *data = bytes_.data() + at_;
+    at_ += length;
+    return {data, length};
+  }
+  std::string getString() {
+    auto [data, length] = getBytes();
+    return std::string(reinterpret_cast<const char *>(data), length);
+  }
+  bool failed = false;
+
+private:
+  const std::vector<uint8_t> &bytes_;
+  size_t at_ = 0;
+};
+
+class Transport {
+public:
+  using Handler = std::function<void(int source, std::vector<uint8_t> &)>;
+
+  /// The process's transport, MPI initialized on first use. Error when MPI
+  /// cannot give MPI_THREAD_MULTIPLE.
+  static hal::StatusOr<Transport *> get();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  /// Installs the handler and starts the progress thread (once).
+  void start(Handler handler);
+
+  /// Queues a control message to `destination`.
+  void send(int destination, std::vector<uint8_t> message);
+  /// Queues a control message followed by `length` bytes at `data` as
+  /// chunks on `dataTag`; `data` must stay valid until `sent` runs (on the
+  /// sender thread, after the last chunk).
+  void sendWithData(int destination, std::vector<uint8_t> message,
+                    const uint8_t *data, uint64_t length, int dataTag,
+                    std::function<void()> sent = {});
+  /// Receives `length` bytes sent by sendWithData into `target` (blocking;
+  /// called by the handler right after the control message).
+  void receiveData(int source, uint8_t *target, uint64_t length, int dataTag);
+  /// A fresh data tag (rank 0 hands them out).
+  int nextDataTag();
+
+  /// Sends what is queued, stops both threads and finalizes MPI. Idempotent.
+  void shutdown();
+  /// True once shutdown began or a handler asked to stop.
+  bool stopping() const { return stopping_; }
+  /// Makes the progress thread return (a device server's Shutdown).
+  void requestStop();
+  /// Blocks until the progress thread has stopped (a device server's main).
+  void waitStopped();
+
+private:
+  Transport() = default;
+  void senderLoop();
+  void progressLoop();
+
+  struct Outgoing {
+    int destination;
+    std::vector<uint8_t> message;
+    const uint8_t *data = nullptr;
+    uint64_t length = 0;
+    int dataTag = 0;
+    std::function<void()> sent;
+  };
+
+  int rank_ = 0;
+  int size_ = 1;
+  Handler handler_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable stopped_;
+  std::deque<Outgoing> queue_;
+  bool sending_ = false;
+  std::atomic<bool> stopping_{false};
+  bool progressDone_ = false;
+  bool finalized_ = false;
+  std::thread sender_;
+  std::thread progress_;
+  uint32_t nextTag_ = 0;
+};
+
+} // namespace fleet::runtime::mpi
+
+#endif // FLEET_RUNTIME_DRIVERS_MPI_MPITRANSPORT_H
