@@ -13,6 +13,7 @@
 
 #include "fleet/InputConversion/Passes.h"
 
+#include "fleet/Dialect/Flow/IR/FlowDialect.h"
 #include "fleet/Dialect/HAL/IR/HALOps.h"
 #include "fleet/Dialect/Stream/IR/DeviceTopology.h"
 #include "fleet/Dialect/Util/IR/UtilOps.h"
@@ -115,6 +116,30 @@ SmallVector<Type> setABISignature(util::FuncOp func, FunctionType type,
 // Exports
 //===----------------------------------------------------------------------===//
 
+/// The affinity of the device a host buffer view for `affinity` is imported
+/// on: itself, or for a device declared `remote = true` (in another process,
+/// docs/distributed.md) the first device global that is not remote.
+Attribute getHostSide(Attribute affinity, ModuleOp module) {
+  auto device = dyn_cast_or_null<hal::DeviceAffinityAttr>(affinity);
+  if (!device)
+    return affinity;
+  auto targetOf = [](util::GlobalOp global) {
+    return dyn_cast_or_null<hal::DeviceTargetAttr>(
+        global.getInitialValue().value_or(Attribute()));
+  };
+  auto global = dyn_cast_or_null<util::GlobalOp>(
+      SymbolTable::lookupSymbolIn(module, device.getDevice()));
+  if (!global || !targetOf(global) || !targetOf(global).isRemote())
+    return affinity;
+  for (auto candidate : module.getOps<util::GlobalOp>())
+    if (hal::DeviceTargetAttr target = targetOf(candidate);
+        target && !target.isRemote())
+      return hal::DeviceAffinityAttr::get(
+          module.getContext(),
+          FlatSymbolRefAttr::get(candidate.getSymNameAttr()), -1);
+  return affinity;
+}
+
 LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
   MLIRContext *context = func.getContext();
   Location loc = func.getLoc();
@@ -180,11 +205,19 @@ LogicalResult wrapExport(util::FuncOp func, bool asyncExternal) {
                                 << " names no result";
       outputStorage[output.getInt()] = arg;
     }
+    // A buffer view lives in the host's process: one meant for a remote
+    // device is imported on a local one and transferred (docs/distributed.md).
+    Attribute importAffinity =
+        getHostSide(affinity, func->getParentOfType<ModuleOp>());
     auto import = hal::TensorImportOp::create(
-        b, loc, tensorType, affinity, waitFence, /*consume=*/false, arg,
+        b, loc, tensorType, importAffinity, waitFence, /*consume=*/false, arg,
         /*source_offset=*/Value{}, b.getStringAttr("input" + Twine(i)),
         tensorType, ValueRange{});
-    callArgs.push_back(import.getResult());
+    Value value = import.getResult();
+    if (importAffinity != affinity)
+      value = flow::TensorTransferOp::create(b, loc, tensorType, value,
+                                             ValueRange{}, affinity);
+    callArgs.push_back(value);
   }
   auto call = util::CallOp::create(b, loc, func, callArgs);
 

@@ -71,7 +71,8 @@ def WrapEntryPointsPass : Pass<"abi-wrap-entry-points", "mlir::ModuleOp"> {
            "(= coarse-fences); neither option given: the global "
            "--execution-model">,
   ];
-  let dependentDialects = ["::fleet::util::UtilDialect", "::fleet::hal::HALDialect"];
+  let dependentDialects = ["::fleet::util::UtilDialect", "::fleet::hal::HALDialect",
+                           "::fleet::flow::FlowDialect"];
 }
 
 #endif // FLEET_INPUTCONVERSION_PASSES_TD
