@@ -1,5 +1,6 @@
 # Fleet lit configuration.
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -62,6 +63,24 @@ elif os.environ.get("CI") == "true":
 else:
     lit_config.note(f"ONNX tests skipped: {_problem} "
                     "(run scripts/bootstrap to create .venv/)")
+
+# MPI tests (`REQUIRES: mpi`, test/MPI): the mpi driver's device servers
+# under mpirun, on loopback only (test/MPI/Inputs/mpirun.sh), one test at a
+# time. Skipped, with the reason, when the build has no mpi driver or mpirun
+# is missing; with CI=true a missing mpirun is a failure instead.
+lit_config.parallelism_groups["mpi"] = 1
+_mpi_problem = None
+if not getattr(config, "fleet_has_mpi", False):
+    _mpi_problem = "the build has no mpi driver (FLEET_ENABLE_MPI=OFF)"
+elif shutil.which("mpirun") is None:
+    _mpi_problem = "mpirun is missing (Debian: openmpi-bin)"
+if _mpi_problem is None or os.environ.get("CI") == "true":
+    config.available_features.add("mpi")
+    if _mpi_problem:
+        lit_config.warning(f"MPI: {_mpi_problem}; with CI=true the MPI "
+                           "tests run and fail (run scripts/bootstrap)")
+else:
+    lit_config.note(f"MPI tests skipped: {_mpi_problem}")
 
 # Vulkan tests (`REQUIRES: vulkan`, test/Vulkan) run on Mesa's lavapipe, with
 # VK_ICD_FILENAMES pinned to its ICD (other ICDs may be installed) and the

@@ -842,8 +842,9 @@ createMpiDevice(int rank, const std::string &uri, hal::DeviceOptions options) {
                            size == 1 ? " rank)" : " ranks)");
   FLEET_ASSIGN_OR_RETURN(hal::DeviceSpec spec, hal::parseDeviceUri(uri));
   std::string backend = hal::backendOfDriver(spec.driver);
+  // "mpi://1/local-task": the rank and the driver, not its parameters.
   if (options.name.empty())
-    options.name = hal::concat("mpi://", rank, "/", uri);
+    options.name = hal::concat("mpi://", rank, "/", spec.driver);
   options.queueCount = spec.options.queueCount;
   options.workerCount = spec.options.workerCount;
   uint32_t id = uint32_t(client->nextId());

@@ -1,0 +1,68 @@
+"""idle_cpu.py MPIRUN_SH MODULE: CPU use of every rank while idle.
+
+Starts rank 0 (fleet-run reading its module from stdin) with one device
+server (rank 1, mpi://1/local-task). Rank 0 creates the remote device, then
+blocks reading stdin; for 2 s nobody has work. The CPU time each fleet-run
+process used in that window (utime + stime from /proc/PID/stat) must stay
+under 5% of one core, then the module is sent and the run must succeed.
+"""
+import os
+import subprocess
+import sys
+import time
+
+mpirun_sh, module = sys.argv[1], sys.argv[2]
+proc = subprocess.Popen(
+    [mpirun_sh, "2", "fleet-run", "--module=-", "--function=mul",
+     "--device=local-task", "--device=mpi://1/local-task",
+     "--input=4xf32=1 2 3 4", "--input=4xf32=1 2 3 4"],
+    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+tick = os.sysconf("SC_CLK_TCK")
+
+
+def ranks():
+    """fleet-run processes started by this mpirun (pid -> cpu seconds)."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if not cmd or not cmd[0].endswith(b"fleet-run"):
+            continue
+        if b"--serve" not in cmd and b"--module=-" not in cmd:
+            continue
+        # Fields after the name: state is [0]; utime [11], stime [12].
+        found[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+deadline = time.time() + 30
+while len(ranks()) < 2 and time.time() < deadline:
+    time.sleep(0.1)
+time.sleep(1.0)  # Device creation done: rank 0 now waits on stdin.
+before = ranks()
+time.sleep(2.0)
+after = ranks()
+with open(module, "rb") as f:
+    out, _ = proc.communicate(f.read(), timeout=60)
+text = out.decode(errors="replace")
+print(text)
+if len(before) < 2:
+    sys.exit(f"expected 2 fleet-run ranks, found {len(before)}")
+worst = 0.0
+for pid, start in before.items():
+    used = after.get(pid, start) - start
+    share = used / 2.0
+    worst = max(worst, share)
+    print(f"rank process {pid}: {used:.3f} s CPU in 2 s idle ({share:.1%})")
+print(f"idle CPU: worst rank {worst:.1%} of a core")
+if worst >= 0.05:
+    sys.exit("a rank used 5% of a core or more while idle")
+if proc.returncode != 0:
+    sys.exit(f"the run failed (exit {proc.returncode})")
