@@ -59,10 +59,11 @@ Link DeviceGroup::deriveLink(const Device &from, const Device &to) {
   }
   const DeviceCapabilities &a = from.capabilities();
   const DeviceCapabilities &b = to.capabilities();
-  // A remote device (mpi) reaches this process's memory by messages, in its
-  // copies: as export + import, so an allocation shared with it lives here
-  // (docs/distributed.md). Nothing reaches a remote device's memory.
-  if (a.remote && !b.remote && b.hostAddressable) {
+  // A remote device (mpi) reaches this process's memory, and another
+  // remote device's, by messages in its copies: as export + import, so an
+  // allocation shared with it lives here or on the other remote device
+  // (docs/distributed.md). Nothing else reaches a remote device's memory.
+  if (a.remote && (b.remote || b.hostAddressable)) {
     link.exportImport = true;
     return link;
   }

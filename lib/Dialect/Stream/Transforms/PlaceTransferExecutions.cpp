@@ -13,11 +13,11 @@
 // be shared; executing on A keeps the result on A and only the intermediate
 // is shared (allocated `optimal<[A, B]>` later). Placement is never an error.
 //
-// A transfer between a remote device (`remote = true`, docs/distributed.md)
-// and one that is not executes on the remote device, pinned or not: only it
-// moves bytes between its memory and the host's (a pull into it, a push out
-// of it), so its own dispatches touch only its memory and the value crosses
-// once.
+// A transfer touching a remote device (`remote = true`, docs/distributed.md)
+// executes on a remote side, pinned or not: on the target when it is remote
+// (a pull), else on the source (a push). Only a remote device moves bytes
+// between its memory and another's, so every dispatch touches only its own
+// device's memory and the value crosses once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,7 +86,7 @@ struct PlaceTransferExecutionsPass
     Attribute from = transfer.getSourceAffinityAttr();
     if (!from)
       from = analysis.getValueAffinity(transfer.getSource());
-    if (isRemote(to) != isRemote(from)) {
+    if (isRemote(to) || isRemote(from)) {
       LLVM_DEBUG(llvm::dbgs() << "on the remote side: " << transfer << "\n");
       transfer.setExecutionAffinityAttr(isRemote(to) ? to : from);
       return;

@@ -144,6 +144,18 @@ private:
   /// Runs such an op as a chain: the commands between those copies as
   /// executes on the server, each copy as a queue copy (Write/Read).
   void splitExecute(QueueOp &op);
+  /// A copy between this device's memory and another mpi device's: the
+  /// two servers move the bytes directly (PeerSend/PeerRecv).
+  void submitPeerCopy(QueueOp &op);
+
+public:
+  uint32_t id() const { return id_; }
+  /// `buffer`'s id on its server when it is remote memory of `device`.
+  static uint64_t remoteIdOn(const MpiDevice &device, const Buffer &buffer) {
+    return device.remoteId(buffer);
+  }
+
+private:
   void finishHere(uint64_t opId, Status status) {
     client_.complete(opId, std::move(status));
   }
@@ -710,9 +722,51 @@ void MpiDevice::splitExecute(QueueOp &op) {
   noteRetired();
 }
 
+void MpiDevice::submitPeerCopy(QueueOp &op) {
+  auto &source = static_cast<MpiDevice &>(op.source->device());
+  auto &target = static_cast<MpiDevice &>(op.target->device());
+  uint64_t opId = client_.nextId();
+  int tag = client_.transport().nextDataTag();
+  auto describe = [&](MpiDevice &device, uint64_t sendOpId,
+                      RemoteOpKind kind, const hal::Fence *wait,
+                      const hal::Fence *signal, const Buffer &buffer,
+                      uint64_t offset, int peer) {
+    Writer writer;
+    writer.put(MessageKind::Op).put(device.id()).put(sendOpId).put(kind)
+        .put(uint64_t(op.queueIndex));
+    putFence(writer, wait);
+    putFence(writer, signal);
+    writer.put(remoteIdOn(device, buffer)).put(offset).put(op.length)
+        .put(int32_t(peer)).put(int32_t(tag));
+    return std::move(writer.bytes);
+  };
+  std::vector<uint8_t> send =
+      describe(source, client_.nextId(), RemoteOpKind::PeerSend,
+               op.wait.get(), nullptr, *op.source, op.sourceOffset,
+               target.rank());
+  std::vector<uint8_t> receive =
+      describe(target, opId, RemoteOpKind::PeerRecv, nullptr,
+               op.signal.get(), *op.target, op.targetOffset, source.rank());
+  Ref<hal::Fence> wait = op.wait;
+  noteBytesCrossDevice(op.length);
+  client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)));
+  // The receiving side first, so the bytes usually find it waiting.
+  client_.transport().send(target.rank(), std::move(receive));
+  if (wait)
+    for (const FenceEntry &entry : wait->entries())
+      client_.forward(*entry.semaphore, entry.value, source.rank());
+  client_.transport().send(source.rank(), std::move(send));
+}
+
 void MpiDevice::submit(QueueOp &op) {
   if (op.kind == QueueOpKind::Execute && copiesToOrFromHost(op))
     return splitExecute(op);
+  if (op.kind == QueueOpKind::Copy &&
+      ((op.source->device().capabilities().remote &&
+        &op.source->device() != this) ||
+       (op.target->device().capabilities().remote &&
+        &op.target->device() != this)))
+    return submitPeerCopy(op);
   uint64_t opId = client_.nextId();
   RemoteOpKind kind = RemoteOpKind::Barrier;
   switch (op.kind) {
@@ -789,7 +843,13 @@ void MpiDevice::submit(QueueOp &op) {
     writer.put(remoteId(*op.source)).put(op.sourceOffset).put(op.length)
         .put(int32_t(client_.transport().nextDataTag()));
     break;
+  case RemoteOpKind::PeerSend:
+  case RemoteOpKind::PeerRecv:
+    break; // submitPeerCopy.
   }
+  // Bytes between ranks (the statistics' "bytes between devices").
+  if (kind == RemoteOpKind::Write || kind == RemoteOpKind::Read)
+    noteBytesCrossDevice(op.length);
   auto pending = std::make_unique<QueueOp>(std::move(op));
   QueueOp &held = *pending;
   client_.addOp(opId, std::move(pending));

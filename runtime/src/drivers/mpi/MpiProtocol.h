@@ -21,6 +21,9 @@
 //     FailSemaphore  u64 semaphore, i32 code, str message
 //     Shutdown
 //   server -> rank 0
+//     PeerData       i32 tag, i32 code, str message, u64 length (and, when
+//                    code is 0, the bytes as chunks on tag), to the rank
+//                    that receives a PeerSend's bytes
 //     Created        u32 device, i32 code, str message
 //     Loaded         u64 executable, i32 code, str message
 //     Done           u64 op, i32 code, str message
@@ -51,6 +54,7 @@ enum class MessageKind : uint8_t {
   Signal,
   FailSemaphore,
   Shutdown,
+  PeerData,
 };
 
 /// Queue ops as the server runs them. Write and Read are copies with one
@@ -66,6 +70,12 @@ enum class RemoteOpKind : uint8_t {
   Barrier,
   Write,
   Read,
+  /// A copy between two servers' memories: the source's server sends the
+  /// bytes once its wait fence is reached (PeerSend, u64 buffer, u64 offset,
+  /// u64 length, i32 peer rank, i32 tag), the target's server receives them
+  /// and signals (PeerRecv, same fields with the source rank).
+  PeerSend,
+  PeerRecv,
 };
 
 /// A buffer operand of an Execute: a remote buffer or a binding-table slot.

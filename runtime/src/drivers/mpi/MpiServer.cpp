@@ -53,7 +53,38 @@ private:
   void reportWhenDone(uint64_t opId, Ref<Semaphore> done,
                       std::function<void(const Status &)> then = {});
 
+  /// A PeerRecv's target, waiting for its bytes (by tag).
+  struct PeerReceive {
+    /// The target's storage is checked when the bytes come: its alloca may
+    /// still wait on the fence the sender waits on.
+    bool fits() const {
+      return buffer && buffer->hasStorage() && offset <= buffer->byteSize() &&
+             length <= buffer->byteSize() - offset;
+    }
+    Status misfit() const {
+      return hal::makeStatus(StatusCode::OutOfRange,
+                             "hal.device.queue.copy on device '", device,
+                             "': ", length, " bytes at offset ", offset,
+                             " do not fit the target buffer");
+    }
+    std::string device;
+    uint64_t opId;
+    Ref<Buffer> buffer;
+    uint64_t offset, length;
+    Ref<hal::Fence> signal;
+  };
+  /// Bytes (or a failure) that came before their PeerRecv.
+  struct EarlyData {
+    Status status;
+    std::vector<uint8_t> bytes;
+  };
+  void finishPeerReceive(PeerReceive &receive, Status status,
+                         const uint8_t *scratch, uint64_t length);
+  void peerData(int source, Reader &reader);
+
   Transport &transport_;
+  std::unordered_map<int, PeerReceive> peerReceives_;
+  std::unordered_map<int, EarlyData> earlyData_;
   std::mutex mutex_;
   std::unordered_map<uint32_t, Ref<hal::Device>> devices_;
   std::unordered_map<uint64_t, Ref<Buffer>> buffers_;
@@ -436,6 +467,75 @@ void Server::runOp(int source, Reader &reader) {
     reply(MessageKind::Done, opId, true, status);
     return;
   }
+  case RemoteOpKind::PeerSend: {
+    Ref<Buffer> from = buffer(reader.get<uint64_t>(), status);
+    uint64_t offset = reader.get<uint64_t>();
+    uint64_t length = reader.get<uint64_t>();
+    int peer = reader.get<int32_t>();
+    int tag = reader.get<int32_t>();
+    // Once the wait fence is reached, the bytes (or the failure) go to the
+    // peer, which reports the copy to rank 0.
+    auto sendBytes = [this, from, offset, length, peer,
+                      tag](const Status &reached) {
+      Status status = reached;
+      if (status.ok() && (!from || !from->hasStorage() ||
+                          offset > from->byteSize() ||
+                          length > from->byteSize() - offset))
+        status = hal::makeStatus(StatusCode::OutOfRange,
+                                 "hal.device.queue.copy: ", length,
+                                 " bytes at offset ", offset,
+                                 " are not in the source buffer on rank ",
+                                 transport_.rank());
+      Writer writer;
+      writer.put(MessageKind::PeerData).put(int32_t(tag))
+          .put(int32_t(status.code()));
+      writer.putString(status.message()).put(length);
+      if (!status.ok()) {
+        transport_.send(peer, std::move(writer.bytes));
+        return;
+      }
+      transport_.sendWithData(peer, std::move(writer.bytes),
+                              from->storage() + offset, length, tag,
+                              [from] {});
+    };
+    if (status.ok())
+      status = device->queueBarrier(queueAffinity, wait.get(), signal.get());
+    if (status.ok())
+      reportWhenDone(opId, done, sendBytes);
+    else
+      sendBytes(status);
+    return;
+  }
+  case RemoteOpKind::PeerRecv: {
+    PeerReceive receive;
+    receive.opId = opId;
+    receive.buffer = buffer(reader.get<uint64_t>(), status);
+    receive.offset = reader.get<uint64_t>();
+    receive.length = reader.get<uint64_t>();
+    (void)reader.get<int32_t>(); // The sending rank.
+    int tag = reader.get<int32_t>();
+    receive.signal = signal;
+    receive.device = device->name();
+    auto early = earlyData_.find(tag);
+    if (early != earlyData_.end()) {
+      EarlyData data = std::move(early->second);
+      earlyData_.erase(early);
+      if (!status.ok())
+        data.status = status;
+      finishPeerReceive(receive, data.status, data.bytes.data(),
+                        data.bytes.size());
+      return;
+    }
+    if (!status.ok()) {
+      // The bytes still come: take them into scratch when they do.
+      receive.buffer = Ref<Buffer>();
+      signal->fail(status);
+      reply(MessageKind::Done, opId, true, status);
+      return;
+    }
+    peerReceives_[tag] = std::move(receive);
+    return;
+  }
   case RemoteOpKind::Read: {
     Ref<Buffer> from = buffer(reader.get<uint64_t>(), status);
     uint64_t offset = reader.get<uint64_t>();
@@ -485,6 +585,53 @@ void Server::runOp(int source, Reader &reader) {
   reportWhenDone(opId, done);
 }
 
+void Server::finishPeerReceive(PeerReceive &receive, Status status,
+                               const uint8_t *scratch, uint64_t length) {
+  if (status.ok() && length != receive.length)
+    status = hal::makeStatus(StatusCode::Internal, "peer copy sent ", length,
+                             " bytes, ", receive.length, " expected");
+  if (status.ok() && !receive.fits())
+    status = receive.misfit();
+  if (status.ok() && scratch)
+    std::memcpy(receive.buffer->storage() + receive.offset, scratch, length);
+  if (status.ok())
+    status = receive.signal->signal();
+  else
+    receive.signal->fail(status);
+  reply(MessageKind::Done, receive.opId, true, status);
+}
+
+void Server::peerData(int source, Reader &reader) {
+  int tag = reader.get<int32_t>();
+  auto code = StatusCode(reader.get<int32_t>());
+  std::string message = reader.getString();
+  uint64_t length = reader.get<uint64_t>();
+  Status status =
+      code == StatusCode::Ok ? Status() : Status(code, std::move(message));
+  auto it = peerReceives_.find(tag);
+  if (it == peerReceives_.end()) {
+    EarlyData &early = earlyData_[tag];
+    early.status = status;
+    if (status.ok()) {
+      early.bytes.resize(length);
+      transport_.receiveData(source, early.bytes.data(), length, tag);
+    }
+    return;
+  }
+  PeerReceive receive = std::move(it->second);
+  peerReceives_.erase(it);
+  if (status.ok() && receive.fits() && length == receive.length) {
+    transport_.receiveData(source, receive.buffer->storage() + receive.offset,
+                           length, tag);
+    finishPeerReceive(receive, status, nullptr, length);
+    return;
+  }
+  std::vector<uint8_t> scratch(status.ok() ? length : 0);
+  if (status.ok())
+    transport_.receiveData(source, scratch.data(), length, tag);
+  finishPeerReceive(receive, status, scratch.data(), length);
+}
+
 void Server::handle(int source, std::vector<uint8_t> &message) {
   Reader reader(message);
   auto kind = reader.get<MessageKind>();
@@ -520,6 +667,8 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
   }
   case MessageKind::Op:
     return runOp(source, reader);
+  case MessageKind::PeerData:
+    return peerData(source, reader);
   case MessageKind::Signal: {
     Semaphore &semaphore = mirror(reader.get<uint64_t>());
     uint64_t value = reader.get<uint64_t>();
