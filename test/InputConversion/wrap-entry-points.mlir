@@ -101,3 +101,22 @@ module attributes {stream.affinity.default = #hal.device.affinity<@d>} {
     util.return %1 : tensor<4xf32>
   }
 }
+
+// -----
+
+// A buffer view lives in the host's process: an input placed on a remote
+// device (`remote = true`, another MPI rank) is imported on the first local
+// device and transferred (docs/distributed.md); a local placement stays.
+module {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.global private @r = #hal.device.target<"local", {ordinal = 1 : index, remote = true}> : !hal.device
+  // CHECK-LABEL: util.func public @remote_input(
+  // CHECK: %[[X:.+]] = hal.tensor.import on(#hal.device.affinity<@a>) %arg0 "input0"
+  // CHECK-NEXT: %[[T:.+]] = flow.tensor.transfer %[[X]] : tensor<4xf32> to #hal.device.affinity<@r>
+  // CHECK-NEXT: %[[Y:.+]] = hal.tensor.import on(#hal.device.affinity<@a>) %arg1 "input1"
+  // CHECK-NEXT: util.call @_remote_input(%[[T]], %[[Y]])
+  util.func public @remote_input(%x: tensor<4xf32> {iree.abi.affinity = #hal.device.affinity<@r>}, %y: tensor<4xf32> {iree.abi.affinity = #hal.device.affinity<@a>}) -> tensor<4xf32> {
+    %s = arith.addf %x, %y : tensor<4xf32>
+    util.return %s : tensor<4xf32>
+  }
+}
