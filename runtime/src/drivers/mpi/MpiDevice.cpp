@@ -8,7 +8,11 @@
 #include "fleet/runtime/hal/Executable.h"
 #include "hal/QueueOp.h"
 
+#include <mpi.h>
+
+#include <algorithm>
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <future>
 #include <map>
@@ -48,15 +52,6 @@ Status statusFrom(Reader &reader) {
   return code == StatusCode::Ok ? Status() : Status(code, std::move(message));
 }
 
-void putFence(Writer &writer, const hal::Fence *fence) {
-  uint32_t count = fence ? uint32_t(fence->entries().size()) : 0;
-  writer.put(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    const FenceEntry &entry = fence->entries()[i];
-    writer.put(uint64_t(uintptr_t(entry.semaphore.get())));
-    writer.put(entry.value);
-  }
-}
 
 class MpiDevice;
 
@@ -78,14 +73,25 @@ public:
   /// 0's semaphore does (or fail with it).
   void forward(Semaphore &semaphore, uint64_t value, int rank);
   void registerDevice(uint32_t id, MpiDevice *device);
+  /// Writes `fence` for a message to `rank`: each semaphore by its name
+  /// (its address, which stays its name while the client holds it).
+  void putFence(Writer &writer, const hal::Fence *fence, int rank);
   void unregisterDevice(uint32_t id);
 
   void shutdown();
   /// Ends op `opId` as a server's Done would (signals or fails its fence).
   void complete(uint64_t opId, Status status);
+  /// Seconds a server may stay silent while work is pending
+  /// (FLEET_MPI_TIMEOUT_S, default 30).
+  static int timeoutSeconds();
 
 private:
   void handle(int source, std::vector<uint8_t> &message);
+  /// Pings the servers while ops are pending; fails every pending op when
+  /// one does not answer within timeoutSeconds() (docs/distributed.md
+  /// "Faults").
+  void watch();
+  void declareDead(int rank, int seconds);
 
   struct Forward {
     hal::Timepoint timepoint;
@@ -104,9 +110,27 @@ private:
   /// Highest value sent per (semaphore, rank); the semaphores are kept
   /// alive so their addresses stay their names.
   std::map<std::pair<Semaphore *, int>, uint64_t> forwarded_;
-  std::unordered_map<Semaphore *, Ref<Semaphore>> semaphores_;
+  /// Every semaphore named to a server, held so that its address (its
+  /// name) is not reused while a server keeps a mirror of it, and the
+  /// ranks that have one. Dropped, with a Forget to those ranks, once no op
+  /// is pending and nothing else holds it (sweepSemaphores).
+  struct Named {
+    Ref<Semaphore> semaphore;
+    std::vector<int> ranks;
+  };
+  std::unordered_map<Semaphore *, Named> semaphores_;
+  void nameLocked(Semaphore &semaphore, int rank);
+  void sweepSemaphoresLocked();
   std::unordered_map<uint32_t, MpiDevice *> devices_;
   bool shutDown_ = false;
+  /// When each rank was last heard from (any message).
+  std::vector<std::chrono::steady_clock::time_point> lastHeard_;
+  std::vector<std::chrono::steady_clock::time_point> lastPing_;
+  /// A server stopped answering: the job ends with MPI_Abort at shutdown,
+  /// since MPI_Finalize would wait for it.
+  std::atomic<bool> serverLost_{false};
+  std::thread watchdog_;
+  std::atomic<bool> stopWatch_{false};
 };
 
 class MpiDevice final : public hal::Device {
@@ -195,6 +219,10 @@ hal::StatusOr<Client *> Client::get() {
                            " runs a device server (fleet-run --serve)");
   client = new Client();
   client->transport_ = transport;
+  auto now = std::chrono::steady_clock::now();
+  client->lastHeard_.assign(size_t(transport->size()), now);
+  client->lastPing_.assign(size_t(transport->size()), now);
+  client->watchdog_ = std::thread([] { client->watch(); });
   transport->start([](int source, std::vector<uint8_t> &message) {
     client->handle(source, message);
   });
@@ -214,19 +242,125 @@ Status Client::request(int rank, std::vector<uint8_t> message, uint64_t id,
   }
   transport_->send(rank, std::move(message));
   // A server that does not answer is reported, not waited for forever.
-  const char *env = std::getenv("FLEET_MPI_TIMEOUT_S");
-  int seconds = env ? std::atoi(env) : 60;
-  if (reply.wait_for(std::chrono::seconds(seconds > 0 ? seconds : 60)) !=
-      std::future_status::ready)
+  int seconds = timeoutSeconds();
+  if (reply.wait_for(std::chrono::seconds(seconds)) !=
+      std::future_status::ready) {
+    serverLost_ = true;
     return hal::makeStatus(StatusCode::DeadlineExceeded, "device mpi://",
                            rank, " did not answer within ", seconds, " s (",
                            what, ")");
+  }
   return reply.get();
 }
 
+int Client::timeoutSeconds() {
+  const char *env = std::getenv("FLEET_MPI_TIMEOUT_S");
+  int seconds = env ? std::atoi(env) : 0;
+  return seconds > 0 ? seconds : 30;
+}
+
+void Client::watch() {
+  using Clock = std::chrono::steady_clock;
+  const auto limit = std::chrono::seconds(timeoutSeconds());
+  while (!stopWatch_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    int silent = -1;
+    std::vector<int> ping;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto now = Clock::now();
+      for (size_t rank = 1; rank < lastHeard_.size(); ++rank) {
+        if (ops_.empty()) {
+          // Idle servers owe no answer; the clock starts with work.
+          lastHeard_[rank] = now;
+          continue;
+        }
+        if (now - lastHeard_[rank] > limit) {
+          silent = int(rank);
+          break;
+        }
+        if (now - lastHeard_[rank] > limit / 4 &&
+            now - lastPing_[rank] > limit / 4) {
+          lastPing_[rank] = now;
+          ping.push_back(int(rank));
+        }
+      }
+    }
+    for (int rank : ping) {
+      Writer writer;
+      writer.put(MessageKind::Ping).put(uint64_t(0));
+      transport_->send(rank, std::move(writer.bytes));
+    }
+    if (silent > 0)
+      declareDead(silent, timeoutSeconds());
+  }
+}
+
+void Client::declareDead(int rank, int seconds) {
+  serverLost_ = true;
+  std::vector<uint64_t> ids;
+  std::string named;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto &[id, op] : ops_) {
+      ids.push_back(id);
+      auto &device = static_cast<MpiDevice &>(*op->device);
+      if (named.empty() || device.rank() == rank)
+        named = hal::concat(hal::queueOpName(op->kind), " on device '",
+                            device.name(), "'");
+    }
+    lastHeard_[size_t(rank)] = std::chrono::steady_clock::now();
+  }
+  Status status = hal::makeStatus(StatusCode::DeadlineExceeded,
+                                  "device mpi://", rank,
+                                  " did not answer within ", seconds,
+                                  " s (op ", named, ")");
+  for (uint64_t id : ids)
+    complete(id, status);
+}
+
 void Client::addOp(uint64_t id, std::unique_ptr<QueueOp> op) {
+  transport_->addPendingWork(1);
   std::lock_guard<std::mutex> lock(mutex_);
   ops_[id] = std::move(op);
+}
+
+void Client::nameLocked(Semaphore &semaphore, int rank) {
+  Named &named = semaphores_[&semaphore];
+  if (!named.semaphore)
+    named.semaphore = Ref<Semaphore>(&semaphore);
+  if (std::find(named.ranks.begin(), named.ranks.end(), rank) ==
+      named.ranks.end())
+    named.ranks.push_back(rank);
+}
+
+void Client::putFence(Writer &writer, const hal::Fence *fence, int rank) {
+  uint32_t count = fence ? uint32_t(fence->entries().size()) : 0;
+  writer.put(count);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (uint32_t i = 0; i < count; ++i) {
+    const FenceEntry &entry = fence->entries()[i];
+    nameLocked(*entry.semaphore, rank);
+    writer.put(uint64_t(uintptr_t(entry.semaphore.get())));
+    writer.put(entry.value);
+  }
+}
+
+void Client::sweepSemaphoresLocked() {
+  for (auto it = semaphores_.begin(); it != semaphores_.end();) {
+    if (it->second.semaphore->refCount() != 1) {
+      ++it;
+      continue;
+    }
+    for (int rank : it->second.ranks) {
+      Writer writer;
+      writer.put(MessageKind::Forget)
+          .put(uint64_t(uintptr_t(it->first)));
+      transport_->send(rank, std::move(writer.bytes));
+      forwarded_.erase({it->first, rank});
+    }
+    it = semaphores_.erase(it);
+  }
 }
 
 void Client::registerDevice(uint32_t id, MpiDevice *device) {
@@ -272,7 +406,7 @@ void Client::forwardReached(hal::Timepoint &timepoint, const Status &status) {
 void Client::forward(Semaphore &semaphore, uint64_t value, int rank) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    semaphores_.try_emplace(&semaphore, Ref<Semaphore>(&semaphore));
+    nameLocked(semaphore, rank);
     auto it = forwarded_.find({&semaphore, rank});
     if (it != forwarded_.end() && it->second >= value)
       return;
@@ -302,6 +436,10 @@ void Client::complete(uint64_t opId, Status status) {
     op = std::move(it->second);
     ops_.erase(it);
   }
+  transport_->addPendingWork(-1);
+  // The op's fences go with it; then, with nothing pending, semaphores
+  // only the client holds are forgotten (their addresses may be reused).
+  Ref<hal::Fence> signal = op->signal;
   auto &device = static_cast<MpiDevice &>(*op->device);
   if (status.ok() && op->kind == QueueOpKind::Dealloca &&
       &op->target->device() == &device)
@@ -323,13 +461,26 @@ void Client::complete(uint64_t opId, Status status) {
   }
   Ref<hal::Device> keep = op->device;
   op.reset();
+  signal = Ref<hal::Fence>();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (ops_.empty())
+      sweepSemaphoresLocked();
+  }
   keep->noteRetired();
 }
 
 void Client::handle(int source, std::vector<uint8_t> &message) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (size_t(source) < lastHeard_.size())
+      lastHeard_[size_t(source)] = std::chrono::steady_clock::now();
+  }
   Reader reader(message);
   auto kind = reader.get<MessageKind>();
   switch (kind) {
+  case MessageKind::Pong:
+    return;
   case MessageKind::Created:
   case MessageKind::Loaded: {
     uint64_t id = kind == MessageKind::Created ? reader.get<uint32_t>()
@@ -384,6 +535,17 @@ void Client::shutdown() {
     if (shutDown_)
       return;
     shutDown_ = true;
+  }
+  stopWatch_ = true;
+  if (watchdog_.joinable() &&
+      watchdog_.get_id() != std::this_thread::get_id())
+    watchdog_.join();
+  if (serverLost_) {
+    // MPI_Finalize would wait for the lost server: end the job instead
+    // (mpirun then stops every rank).
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   for (int rank = 1; rank < transport_->size(); ++rank) {
     Writer writer;
@@ -543,8 +705,8 @@ void MpiDevice::sendWrite(uint64_t opId, QueueOp &op) {
   Writer writer;
   writer.put(MessageKind::Op).put(id_).put(opId).put(RemoteOpKind::Write)
       .put(uint64_t(op.queueIndex));
-  putFence(writer, nullptr);
-  putFence(writer, op.signal.get());
+  client_.putFence(writer, nullptr, rank_);
+  client_.putFence(writer, op.signal.get(), rank_);
   int tag = client_.transport().nextDataTag();
   writer.put(remoteId(*op.target)).put(op.targetOffset).put(op.length)
       .put(int32_t(tag));
@@ -734,8 +896,8 @@ void MpiDevice::submitPeerCopy(QueueOp &op) {
     Writer writer;
     writer.put(MessageKind::Op).put(device.id()).put(sendOpId).put(kind)
         .put(uint64_t(op.queueIndex));
-    putFence(writer, wait);
-    putFence(writer, signal);
+    client_.putFence(writer, wait, device.rank());
+    client_.putFence(writer, signal, device.rank());
     writer.put(remoteIdOn(device, buffer)).put(offset).put(op.length)
         .put(int32_t(peer)).put(int32_t(tag));
     return std::move(writer.bytes);
@@ -791,8 +953,10 @@ void MpiDevice::submit(QueueOp &op) {
   writer.put(MessageKind::Op).put(id_).put(opId).put(kind)
       .put(uint64_t(op.queueIndex));
   // Read: rank 0 signals the fence once the bytes arrived.
-  putFence(writer, op.wait.get());
-  putFence(writer, kind == RemoteOpKind::Read ? nullptr : op.signal.get());
+  client_.putFence(writer, op.wait.get(), rank_);
+  client_.putFence(writer,
+                   kind == RemoteOpKind::Read ? nullptr : op.signal.get(),
+                   rank_);
   auto needRemote = [&](const Buffer &buffer, const char *role) {
     if (remoteId(buffer))
       return Status();

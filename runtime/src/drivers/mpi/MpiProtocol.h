@@ -55,6 +55,13 @@ enum class MessageKind : uint8_t {
   FailSemaphore,
   Shutdown,
   PeerData,
+  /// rank 0 -> server: u64 sequence; the server answers Pong with it from
+  /// its progress thread (a stopped or hung server does not).
+  Ping,
+  Pong,
+  /// rank 0 -> server: u64 semaphore; its mirror goes (the name may be
+  /// reused for another semaphore after this).
+  Forget,
 };
 
 /// Queue ops as the server runs them. Write and Read are copies with one

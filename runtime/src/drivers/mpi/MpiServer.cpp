@@ -307,7 +307,10 @@ void Server::reportWhenDone(uint64_t opId, Ref<Semaphore> done,
     std::function<void(const Status &)> then;
   };
   auto *report = new Report{{}, this, opId, done, std::move(then)};
+  // Polled fast until the op is reported.
+  transport_.addPendingWork(1);
   auto fire = [](Report *report, const Status &status) {
+    report->server->transport_.addPendingWork(-1);
     if (report->then) {
       report->then(status);
     } else {
@@ -320,6 +323,7 @@ void Server::reportWhenDone(uint64_t opId, Ref<Semaphore> done,
   report->timepoint.callback = [](hal::Timepoint &timepoint,
                                   const Status &status) {
     auto *report = static_cast<Report *>(timepoint.userData);
+    report->server->transport_.addPendingWork(-1);
     if (report->then)
       report->then(status);
     else
@@ -686,6 +690,18 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
   case MessageKind::Shutdown:
     transport_.requestStop();
     return;
+  case MessageKind::Forget: {
+    uint64_t name = reader.get<uint64_t>();
+    std::lock_guard<std::mutex> lock(mutex_);
+    mirrors_.erase(name);
+    return;
+  }
+  case MessageKind::Ping: {
+    Writer writer;
+    writer.put(MessageKind::Pong).put(reader.get<uint64_t>());
+    transport_.send(0, std::move(writer.bytes));
+    return;
+  }
   default:
     std::fprintf(stderr,
                  "fleet-run --serve (rank %d): unexpected message kind %d\n",

@@ -109,10 +109,12 @@ void Transport::senderLoop() {
 }
 
 void Transport::progressLoop() {
-  // Poll, then sleep: 10 us after a message, doubling to 1 ms, and 5 ms
+  // Poll, then sleep: at most 50 us while work is pending (pendingWork)
+  // or a message came in the last 20 ms; else doubling to 1 ms, and 5 ms
   // once nothing came for 100 ms (an idle rank then costs ~1% of a core;
   // the first message after a long pause waits up to 5 ms).
   using std::chrono::microseconds;
+  using std::chrono::milliseconds;
   microseconds pause(10);
   auto lastMessage = std::chrono::steady_clock::now();
   while (!stopping_) {
@@ -121,9 +123,12 @@ void Transport::progressLoop() {
     MPI_Iprobe(MPI_ANY_SOURCE, kControlTag, MPI_COMM_WORLD, &flag, &status);
     if (!flag) {
       std::this_thread::sleep_for(pause);
-      bool longIdle = std::chrono::steady_clock::now() - lastMessage >
-                      std::chrono::milliseconds(100);
-      pause = std::min(pause * 2, microseconds(longIdle ? 5000 : 1000));
+      auto quiet = std::chrono::steady_clock::now() - lastMessage;
+      microseconds cap = pendingWork_.load() > 0 || quiet < milliseconds(20)
+                             ? microseconds(50)
+                         : quiet < milliseconds(100) ? microseconds(1000)
+                                                     : microseconds(5000);
+      pause = std::min(pause * 2, cap);
       continue;
     }
     pause = microseconds(10);

@@ -137,6 +137,9 @@ public:
   void receiveData(int source, uint8_t *target, uint64_t length, int dataTag);
   /// A fresh data tag (rank 0 hands them out).
   int nextDataTag();
+  /// Ops this rank waits for (rank 0) or runs (a server): while there are
+  /// any, the progress thread polls at least every 50 us.
+  void addPendingWork(int delta) { pendingWork_ += delta; }
 
   /// Sends what is queued, stops both threads and finalizes MPI. Idempotent.
   void shutdown();
@@ -170,6 +173,7 @@ private:
   std::deque<Outgoing> queue_;
   bool sending_ = false;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> pendingWork_{0};
   bool progressDone_ = false;
   bool finalized_ = false;
   std::thread sender_;
