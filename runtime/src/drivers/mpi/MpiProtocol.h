@@ -1,7 +1,8 @@
 //===- MpiProtocol.h - control messages of the mpi driver --------*- C++ -*-===//
 //
 // What rank 0 (the host program, MpiDevice) and a device server (another
-// rank, MpiServer) say to each other (docs/distributed.md "Protocol"). Each
+// rank, MpiServer) say to each other (docs/distributed.md
+// "What crosses the network"). Each
 // control message starts with its MessageKind; fields follow in the order
 // listed, written with Writer and read with Reader (MpiTransport.h).
 //

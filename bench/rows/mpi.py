@@ -1,0 +1,145 @@
+"""Devices in other MPI ranks (issue 31; docs/distributed.md).
+
+  MP1  The transformer sample (16 micro-batches, MLP on device B) with B
+       in rank 1 (`--remote-b`, `mpi://1/local-task`): its speed-up over
+       the one-device sample (transformer_block_1dev.mlir), over the same
+       program's speed-up with both devices local in one process. One
+       worker per device, median of 10 timed calls after a warm-up call
+       (`--timed_runs`), best of 3 rounds alternating the three runs; each
+       checked against the numpy reference first. mpirun on loopback
+       (test/MPI/Inputs/mpirun.sh). Goal >= 0.8.
+  MP2  Bytes moved between ranks by that run (the remote device's "bytes
+       between devices") over the bytes moved between the two devices of
+       the discrete two-device run in one process (`--discrete-b`, where
+       every crossing is a real copy: the minimum). Goal 1.00.
+Skipped, with the reason, when the build has no mpi driver or mpirun is
+missing. The runs hold /tmp/fleet-build.lock so builds do not run beside
+them.
+"""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+ROUNDS = 3
+MICRO_BATCHES = 16
+
+
+def rows(Row):
+    return [
+        Row("MP1", "2-rank transformer speed-up / 2 local devices",
+            ">= 0.8", lambda v: v >= 0.8),
+        Row("MP2", "bytes between ranks / minimum", "1.00",
+            lambda v: abs(v - 1.0) < 1e-9),
+    ]
+
+
+def _median_ms(out):
+    match = re.search(r"median ([0-9.]+) ms", out)
+    return float(match.group(1)) if match else None
+
+
+def _bytes_moved(stats):
+    return sum(int(b) for b in re.findall(r"bytes between devices:\s+(\d+)",
+                                          stats))
+
+
+def measure(build, rows, tools):
+    if shutil.which("mpirun") is None:
+        for row in rows.values():
+            row.note = "skipped: mpirun is missing (scripts/bootstrap)"
+        return
+    bin_ = os.path.join(build, "bin")
+    run = os.path.join(bin_, "fleet-run")
+    code, out = tools["capture"]([run, "--help"])
+    if "--serve" not in out:
+        for row in rows.values():
+            row.note = "skipped: fleet-run built without the mpi driver"
+        return
+    python = "/usr/bin/python3"
+    sample = os.path.join(tools["ROOT"], "samples", "transformer_block")
+    gen = os.path.join(sample, "transformer_block.py")
+    mpirun = os.path.join(tools["ROOT"], "test", "MPI", "Inputs",
+                          "mpirun.sh")
+    env_path = bin_ + os.pathsep + os.environ.get("PATH", "")
+    work = tempfile.mkdtemp(prefix="fleet-mpi-bench-")
+    try:
+        sources = {
+            "one": os.path.join(sample, "transformer_block_1dev.mlir"),
+            "local": os.path.join(sample, "transformer_block.mlir"),
+        }
+        for name, flag in (("remote", "--remote-b"),
+                           ("discrete", "--discrete-b")):
+            sources[name] = os.path.join(work, name + ".mlir")
+            with open(sources[name], "w") as f:
+                subprocess.run([python, gen, "mlir", "--devices", "2",
+                                "--micro-batches", str(MICRO_BATCHES), flag],
+                               stdout=f, check=True)
+        data = os.path.join(work, "data")
+        subprocess.run([python, gen, "data", "--micro-batches",
+                        str(MICRO_BATCHES), "--out", data], check=True,
+                       capture_output=True)
+        artifacts = {}
+        for name, source in sources.items():
+            artifacts[name] = os.path.join(work, name + ".fleet")
+            code, out = tools["capture"]([os.path.join(bin_, "fleet-compile"),
+                                          source, "-o", artifacts[name]])
+            if code != 0:
+                raise RuntimeError(f"fleet-compile {name}: {out[-200:]}")
+        one = ["--device=local-task"]
+        two = ["--device=local-task", "--device=local-task"]
+        commands = {
+            "one": [run, f"--module={artifacts['one']}"] + one,
+            "local": [run, f"--module={artifacts['local']}"] + two,
+            "remote": ["env", f"PATH={env_path}", mpirun, "2", run,
+                       f"--module={artifacts['remote']}",
+                       "--device=local-task", "--device=mpi://1/local-task"],
+        }
+        common = ["--task_topology_group_count=1"]
+        for name, command in commands.items():
+            code, out = tools["capture"](tools["locked"](
+                command + common + [f"@{os.path.join(data, 'run.rsp')}"]))
+            if code != 0 or "[SUCCESS]" not in out:
+                raise RuntimeError(f"{name} does not match the reference: "
+                                   f"{out[-200:]}")
+        best = {}
+        for _ in range(ROUNDS):
+            for name, command in commands.items():
+                code, out = tools["capture"](tools["locked"](
+                    command + common + [
+                        f"@{os.path.join(data, 'inputs.rsp')}",
+                        "--warmup_runs=1", "--timed_runs=10", "--output=-",
+                        "--print_max_element_count=0"]))
+                ms = _median_ms(out)
+                if code != 0 or ms is None:
+                    raise RuntimeError(f"fleet-run {name}: {out[-200:]}")
+                best[name] = min(best.get(name, ms), ms)
+        if "MP1" in rows:
+            local = best["one"] / best["local"]
+            remote = best["one"] / best["remote"]
+            ratio = remote / local
+            rows["MP1"].set(ratio, text=f"{ratio:.2f}", note=(
+                f"1 device {best['one']:.1f} ms; 2 local {best['local']:.1f}"
+                f" ms ({local:.2f}x); 2 ranks {best['remote']:.1f} ms "
+                f"({remote:.2f}x); best of {ROUNDS}"))
+        if "MP2" in rows:
+            code, out = tools["capture"](tools["locked"](
+                commands["remote"] + common + [
+                    f"@{os.path.join(data, 'inputs.rsp')}", "--output=-",
+                    "--print_max_element_count=0", "--print_statistics"]))
+            moved = _bytes_moved(out)
+            code, out = tools["capture"](tools["locked"](
+                [run, f"--module={artifacts['discrete']}",
+                 "--device=local-task", "--device=local-task?discrete=true"]
+                + common + [f"@{os.path.join(data, 'inputs.rsp')}",
+                            "--output=-", "--print_max_element_count=0",
+                            "--print_statistics"]))
+            minimum = _bytes_moved(out)
+            if minimum:
+                rows["MP2"].set(moved / minimum,
+                                text=f"{moved / minimum:.2f}",
+                                note=f"{moved} B between ranks, {minimum} B "
+                                     "between the discrete local devices")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
