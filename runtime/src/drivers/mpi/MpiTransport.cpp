@@ -5,9 +5,35 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 
 namespace fleet::runtime::mpi {
+
+namespace {
+
+/// Completes `request` without spinning a core for long: OpenMPI's
+/// blocking calls busy-poll for as long as they wait, which on a loaded
+/// host steals the core from the device workers.
+void waitQuietly(MPI_Request &request) {
+  // A transfer's handshake needs both sides to progress: test back to back
+  // for up to 5 ms (most transfers end there), then sleep between tests.
+  auto spinUntil =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(5);
+  std::chrono::microseconds pause(5);
+  int done = 0;
+  while (true) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done)
+      return;
+    if (std::chrono::steady_clock::now() < spinUntil)
+      continue;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(200));
+  }
+}
+
+} // namespace
 
 hal::StatusOr<Transport *> Transport::get() {
   static Transport *transport = nullptr;
@@ -71,8 +97,10 @@ void Transport::receiveData(int source, uint8_t *target, uint64_t length,
                             int dataTag) {
   for (uint64_t done = 0; done < length;) {
     int count = int(std::min(kChunkBytes, length - done));
-    MPI_Recv(target + done, count, MPI_BYTE, source, dataTag, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
+    MPI_Request request;
+    MPI_Irecv(target + done, count, MPI_BYTE, source, dataTag,
+              MPI_COMM_WORLD, &request);
+    waitQuietly(request);
     done += uint64_t(count);
   }
 }
@@ -89,12 +117,15 @@ void Transport::senderLoop() {
       queue_.pop_front();
       sending_ = true;
     }
-    MPI_Send(next.message.data(), int(next.message.size()), MPI_BYTE,
-             next.destination, kControlTag, MPI_COMM_WORLD);
+    MPI_Request request;
+    MPI_Isend(next.message.data(), int(next.message.size()), MPI_BYTE,
+              next.destination, kControlTag, MPI_COMM_WORLD, &request);
+    waitQuietly(request);
     for (uint64_t done = 0; done < next.length;) {
       int count = int(std::min(kChunkBytes, next.length - done));
-      MPI_Send(next.data + done, count, MPI_BYTE, next.destination,
-               next.dataTag, MPI_COMM_WORLD);
+      MPI_Isend(next.data + done, count, MPI_BYTE, next.destination,
+                next.dataTag, MPI_COMM_WORLD, &request);
+      waitQuietly(request);
       done += uint64_t(count);
     }
     if (next.sent)
@@ -124,8 +155,13 @@ void Transport::progressLoop() {
     if (!flag) {
       std::this_thread::sleep_for(pause);
       auto quiet = std::chrono::steady_clock::now() - lastMessage;
+      static const microseconds busyCap([] {
+        const char *env = std::getenv("FLEET_MPI_POLL_US");
+        int us = env ? std::atoi(env) : 0;
+        return us > 0 ? us : 50;
+      }());
       microseconds cap = pendingWork_.load() > 0 || quiet < milliseconds(20)
-                             ? microseconds(50)
+                             ? busyCap
                          : quiet < milliseconds(100) ? microseconds(1000)
                                                      : microseconds(5000);
       pause = std::min(pause * 2, cap);

@@ -2,8 +2,9 @@
 //
 // The process-wide MPI link of the mpi driver (docs/distributed.md): MPI is
 // initialized once with MPI_THREAD_MULTIPLE; a sender thread sends queued
-// messages in order (blocking MPI_Send, so a large transfer never blocks the
-// thread that queued it), and a progress thread receives control messages
+// messages in order (non-blocking sends it waits for, so a large transfer
+// never blocks the thread that queued it; waits test and sleep rather than
+// spin, as OpenMPI's blocking calls do), and a progress thread receives control messages
 // and hands each to the installed handler. Idle, the progress thread polls
 // with MPI_Iprobe and sleeps between polls (backing off to 1 ms), so a
 // waiting rank uses a small fraction of a core (OpenMPI's blocking receive
