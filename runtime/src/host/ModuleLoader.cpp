@@ -498,6 +498,18 @@ Status ModuleLoader::loadExecutables() {
   return Status();
 }
 
+/// What the artifact records about a kernel library, for the loader.
+static hal::KernelLibraryInfo getLibraryInfo(const fb::KernelLibrary &record) {
+  hal::KernelLibraryInfo info;
+  info.name = str(record.name());
+  info.targetCpu = str(record.target_cpu());
+  info.abiVersion = record.abi_version();
+  info.checksum = record.checksum();
+  for (uint32_t i = 0; i < sizeOf(record.cpu_features()); ++i)
+    info.cpuFeatures.push_back(str(record.cpu_features()->Get(i)));
+  return info;
+}
+
 hal::StatusOr<hal::Ref<hal::Executable>>
 ModuleLoader::loadVariant(const std::string &executable,
                           const fb::Variant &variant, hal::Device *device) {
@@ -542,12 +554,7 @@ ModuleLoader::loadVariant(const std::string &executable,
     source.exportNames = std::move(names);
     source.symbols = std::move(symbols);
     source.layouts = std::move(layouts);
-    source.libraryName = str(record.name());
-    source.targetCpu = str(record.target_cpu());
-    source.abiVersion = record.abi_version();
-    source.checksum = record.checksum();
-    for (uint32_t i = 0; i < sizeOf(record.cpu_features()); ++i)
-      source.cpuFeatures.push_back(str(record.cpu_features()->Get(i)));
+    source.library = getLibraryInfo(record);
     auto result = device->loadExecutable(source);
     module_->statistics_.executableLoadNanoseconds +=
         hal::monotonicNanoseconds() - start;
@@ -568,13 +575,7 @@ ModuleLoader::loadVariant(const std::string &executable,
   if (cached != libraries_.end()) {
     library = cached->second;
   } else {
-    hal::KernelLibraryInfo info;
-    info.name = str(record.name());
-    info.targetCpu = str(record.target_cpu());
-    info.abiVersion = record.abi_version();
-    info.checksum = record.checksum();
-    for (uint32_t i = 0; i < sizeOf(record.cpu_features()); ++i)
-      info.cpuFeatures.push_back(str(record.cpu_features()->Get(i)));
+    hal::KernelLibraryInfo info = getLibraryInfo(record);
     auto result = (*loader)->loadLibrary(
         info, hal::Span<const uint8_t>(record.data()->data(),
                                        record.data()->size()));

@@ -11,35 +11,19 @@ import subprocess
 import sys
 import time
 
+from ranks import fleet_runs
+
 mpirun_sh, module = sys.argv[1], sys.argv[2]
 proc = subprocess.Popen(
     [mpirun_sh, "2", "fleet-run", "--module=-", "--function=mul",
      "--device=local-task", "--device=mpi://1/local-task",
      "--input=4xf32=1 2 3 4", "--input=4xf32=1 2 3 4"],
     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-tick = os.sysconf("SC_CLK_TCK")
 
 
 def ranks():
-    """fleet-run processes started by this mpirun (pid -> cpu seconds)."""
-    found = {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().split(b"\0")
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if not cmd or not cmd[0].endswith(b"fleet-run"):
-            continue
-        if b"--serve" not in cmd and b"--module=-" not in cmd:
-            continue
-        # Fields after the name: state is [0]; utime [11], stime [12].
-        found[pid] = (int(fields[11]) + int(fields[12])) / tick
-    return found
+    """fleet-run processes of this mpirun (pid -> cpu seconds)."""
+    return {pid: cpu for pid, (_, cpu) in fleet_runs(b"--module=-").items()}
 
 
 deadline = time.time() + 30

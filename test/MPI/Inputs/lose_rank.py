@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+from ranks import fleet_runs
+
 mpirun_sh, module, rsp, mode = sys.argv[1:5]
 T = 3
 env = dict(os.environ, FLEET_MPI_TIMEOUT_S=str(T))
@@ -24,27 +26,16 @@ proc = subprocess.Popen(
     start_new_session=True)
 
 
-def fleet_runs():
-    found = {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().split(b"\0")
-        except OSError:
-            continue
-        if cmd and cmd[0].endswith(b"fleet-run") and (
-                b"--serve" in cmd or f"--module={module}".encode() in cmd):
-            found[int(pid)] = b"--serve" in cmd
-    return found
+def servers_and_rank0():
+    return {pid: serve for pid, (serve, _) in
+            fleet_runs(f"--module={module}".encode()).items()}
 
 
 deadline = time.time() + 30
-while len(fleet_runs()) < 2 and time.time() < deadline:
+while len(servers_and_rank0()) < 2 and time.time() < deadline:
     time.sleep(0.1)
 time.sleep(2.0)  # Module loaded, calls running.
-servers = [pid for pid, serve in fleet_runs().items() if serve]
+servers = [pid for pid, serve in servers_and_rank0().items() if serve]
 if not servers:
     sys.exit("no device server found")
 start = time.time()
@@ -57,7 +48,7 @@ except subprocess.TimeoutExpired:
 elapsed = time.time() - start
 print(out.decode(errors="replace"))
 time.sleep(0.5)
-left = fleet_runs()
+left = servers_and_rank0()
 print(f"exit {proc.returncode} after {elapsed:.1f} s; "
       f"{len(left)} fleet-run processes left")
 limit = T + 5 if mode == "stop" else T

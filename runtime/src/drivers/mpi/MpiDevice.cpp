@@ -613,11 +613,12 @@ MpiDevice::loadExecutable(const hal::ExecutableSource &source) {
   Writer writer;
   writer.put(MessageKind::LoadExecutable).put(id_).put(id);
   writer.putString(source.name).putString(source.format);
-  writer.putString(source.libraryName).putString(source.targetCpu);
-  writer.put(uint32_t(source.cpuFeatures.size()));
-  for (const std::string &feature : source.cpuFeatures)
+  const hal::KernelLibraryInfo &library = source.library;
+  writer.putString(library.name).putString(library.targetCpu);
+  writer.put(uint32_t(library.cpuFeatures.size()));
+  for (const std::string &feature : library.cpuFeatures)
     writer.putString(feature);
-  writer.put(source.abiVersion).put(source.checksum);
+  writer.put(library.abiVersion).put(library.checksum);
   writer.putBytes(source.bytes.data(), source.bytes.size());
   writer.put(uint32_t(source.exportNames.size()));
   std::vector<hal::ExecutableExport> exports;

@@ -29,6 +29,19 @@ using hal::Semaphore;
 using hal::Status;
 using hal::StatusCode;
 
+/// OK when `length` bytes at `offset` of `buffer` exist now (a copy with a
+/// side in another process checks this when its bytes move).
+Status checkRange(const Buffer *buffer, uint64_t offset, uint64_t length,
+                  std::string_view role) {
+  if (buffer && buffer->hasStorage() && offset <= buffer->byteSize() &&
+      length <= buffer->byteSize() - offset)
+    return Status();
+  return hal::makeStatus(
+      StatusCode::OutOfRange, "hal.device.queue.copy: ", length,
+      " bytes at offset ", offset, " are not in the ", role, " ",
+      buffer ? buffer->describe() : std::string("buffer"));
+}
+
 class Server {
 public:
   explicit Server(Transport &transport) : transport_(transport) {}
@@ -57,17 +70,9 @@ private:
   struct PeerReceive {
     /// The target's storage is checked when the bytes come: its alloca may
     /// still wait on the fence the sender waits on.
-    bool fits() const {
-      return buffer && buffer->hasStorage() && offset <= buffer->byteSize() &&
-             length <= buffer->byteSize() - offset;
+    Status fits() const {
+      return checkRange(buffer.get(), offset, length, "target");
     }
-    Status misfit() const {
-      return hal::makeStatus(StatusCode::OutOfRange,
-                             "hal.device.queue.copy on device '", device,
-                             "': ", length, " bytes at offset ", offset,
-                             " do not fit the target buffer");
-    }
-    std::string device;
     uint64_t opId;
     Ref<Buffer> buffer;
     uint64_t offset, length;
@@ -163,7 +168,7 @@ void Server::loadExecutable(Reader &reader) {
   hal::ExecutableSource source;
   source.name = reader.getString();
   source.format = reader.getString();
-  hal::KernelLibraryInfo info;
+  hal::KernelLibraryInfo &info = source.library;
   info.name = reader.getString();
   info.targetCpu = reader.getString();
   uint32_t features = reader.get<uint32_t>();
@@ -450,13 +455,8 @@ void Server::runOp(int source, Reader &reader) {
     // The bytes follow on `tag` whatever happens: take them.
     uint8_t *target = nullptr;
     std::vector<uint8_t> scratch;
-    if (status.ok() && (!to->hasStorage() || offset > to->byteSize() ||
-                        length > to->byteSize() - offset))
-      status = hal::makeStatus(StatusCode::OutOfRange,
-                               "hal.device.queue.copy on device '",
-                               device->name(), "': ", length,
-                               " bytes at offset ", offset,
-                               " do not fit target ", to->describe());
+    if (status.ok())
+      status = checkRange(to.get(), offset, length, "target");
     if (status.ok()) {
       target = to->storage() + offset;
     } else {
@@ -482,14 +482,8 @@ void Server::runOp(int source, Reader &reader) {
     auto sendBytes = [this, from, offset, length, peer,
                       tag](const Status &reached) {
       Status status = reached;
-      if (status.ok() && (!from || !from->hasStorage() ||
-                          offset > from->byteSize() ||
-                          length > from->byteSize() - offset))
-        status = hal::makeStatus(StatusCode::OutOfRange,
-                                 "hal.device.queue.copy: ", length,
-                                 " bytes at offset ", offset,
-                                 " are not in the source buffer on rank ",
-                                 transport_.rank());
+      if (status.ok())
+        status = checkRange(from.get(), offset, length, "source");
       Writer writer;
       writer.put(MessageKind::PeerData).put(int32_t(tag))
           .put(int32_t(status.code()));
@@ -519,7 +513,6 @@ void Server::runOp(int source, Reader &reader) {
     (void)reader.get<int32_t>(); // The sending rank.
     int tag = reader.get<int32_t>();
     receive.signal = signal;
-    receive.device = device->name();
     auto early = earlyData_.find(tag);
     if (early != earlyData_.end()) {
       EarlyData data = std::move(early->second);
@@ -548,12 +541,8 @@ void Server::runOp(int source, Reader &reader) {
     auto sendBytes = [this, opId, from, offset, length,
                       tag](const Status &reached) {
       Status status = reached;
-      if (status.ok() && (!from->hasStorage() || offset > from->byteSize() ||
-                          length > from->byteSize() - offset))
-        status = hal::makeStatus(StatusCode::OutOfRange,
-                                 "hal.device.queue.copy: ", length,
-                                 " bytes at offset ", offset,
-                                 " are not in source ", from->describe());
+      if (status.ok())
+        status = checkRange(from.get(), offset, length, "source");
       Writer writer;
       writer.put(MessageKind::ReadData).put(opId).put(int32_t(status.code()));
       writer.putString(status.message()).put(length).put(int32_t(tag));
@@ -594,8 +583,8 @@ void Server::finishPeerReceive(PeerReceive &receive, Status status,
   if (status.ok() && length != receive.length)
     status = hal::makeStatus(StatusCode::Internal, "peer copy sent ", length,
                              " bytes, ", receive.length, " expected");
-  if (status.ok() && !receive.fits())
-    status = receive.misfit();
+  if (status.ok())
+    status = receive.fits();
   if (status.ok() && scratch)
     std::memcpy(receive.buffer->storage() + receive.offset, scratch, length);
   if (status.ok())
@@ -624,7 +613,7 @@ void Server::peerData(int source, Reader &reader) {
   }
   PeerReceive receive = std::move(it->second);
   peerReceives_.erase(it);
-  if (status.ok() && receive.fits() && length == receive.length) {
+  if (status.ok() && receive.fits().ok() && length == receive.length) {
     transport_.receiveData(source, receive.buffer->storage() + receive.offset,
                            length, tag);
     finishPeerReceive(receive, status, nullptr, length);

@@ -149,12 +149,8 @@ struct ExecutableSource {
   std::vector<std::string> symbols;
   std::vector<std::optional<ExportLayout>> layouts;
   /// For host code (kLocalExecutableFormat) sent to a remote device: what
-  /// the artifact records about the kernel library (KernelLibraryInfo).
-  std::string libraryName;
-  std::string targetCpu;
-  std::vector<std::string> cpuFeatures;
-  int64_t abiVersion = 0;
-  uint64_t checksum = 0;
+  /// the artifact records about the kernel library.
+  KernelLibraryInfo library;
 };
 
 struct DeviceStatistics {

@@ -32,6 +32,15 @@ namespace fleet::runtime::hal {
 /// What an export's pipeline layout (`#hal.pipeline.layout`) declares: a
 /// dispatch must pass exactly this many bindings and push-constant words,
 /// or the kernel would read past the arrays it is given.
+/// What the artifact records about one kernel library (KernelLibrary.h).
+struct KernelLibraryInfo {
+  std::string name;
+  std::string targetCpu;
+  std::vector<std::string> cpuFeatures;
+  int64_t abiVersion = 0;
+  uint64_t checksum = 0;
+};
+
 struct ExportLayout {
   uint32_t bindingCount = 0;
   uint32_t constantCount = 0;

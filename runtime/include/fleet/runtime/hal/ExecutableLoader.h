@@ -50,14 +50,6 @@ struct LoaderStatistics {
   uint64_t loadNanoseconds = 0;
 };
 
-/// What the artifact records about one kernel library (KernelLibrary.h).
-struct KernelLibraryInfo {
-  std::string name;
-  std::string targetCpu;
-  std::vector<std::string> cpuFeatures;
-  int64_t abiVersion = 0;
-  uint64_t checksum = 0;
-};
 
 /// One dlopen'ed kernel library. Immutable; lookups may race.
 class KernelLibrary {
