@@ -61,16 +61,18 @@ def analyze(path):
     overlap, bytes_moved, copies, host_transfer_bytes, host_wait_us}."""
     with open(path) as f:
         events = json.load(f)["traceEvents"]
+    # Tracks by (process, thread): a trace of several MPI ranks has a
+    # process per rank (docs/distributed.md "Trace").
     tracks = {}
     for event in events:
         if event.get("ph") == "M" and event.get("name") == "thread_name":
-            tracks[event["tid"]] = event["args"]["name"]
+            tracks[(event.get("pid", 1), event["tid"])] = event["args"]["name"]
     by_track = {}
     host_wait = []
     for event in events:
         if event.get("ph") != "X":
             continue
-        track = tracks.get(event["tid"], "")
+        track = tracks.get((event.get("pid", 1), event["tid"]), "")
         start = float(event["ts"])
         end = start + float(event["dur"])
         if track == "host" or " queue " not in track:

@@ -152,6 +152,14 @@ struct Reporting {
     }
     if (!traceFile.empty()) {
       tracer.uninstall();
+#ifdef FLEET_HAVE_MPI
+      // The device servers' slices, a process per rank.
+      if (hal::Status status = mpi::collectRemoteTraces(tracer);
+          !status.ok()) {
+        reportingFailed = true;
+        fail(status.toString());
+      }
+#endif
       hal::Status status = tracer.writeChromeJson(traceFile);
       if (!status.ok()) {
         reportingFailed = true;
@@ -559,6 +567,12 @@ int run() {
   }
   if (untraced)
     reporting.tracer.install();
+#ifdef FLEET_HAVE_MPI
+  // Device servers record from the traced call on.
+  if (!traceFile.empty())
+    if (hal::Status started = mpi::startRemoteTracing(); !started.ok())
+      return fail(started.toString());
+#endif
 
   std::vector<host::Value> results;
   if (status.ok())

@@ -117,6 +117,11 @@ std::vector<std::string> Tracer::trackNames() const {
   return tracks_;
 }
 
+void Tracer::addRemote(RemoteTrace remote) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  remotes_.push_back(std::move(remote));
+}
+
 std::string Tracer::toChromeJson() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
@@ -192,6 +197,40 @@ std::string Tracer::toChromeJson() const {
            std::to_string(flowId) + ",\"pid\":1,\"tid\":" +
            std::to_string(b.track + 1) + ",\"ts\":" +
            relative(b.startNanoseconds) + "}";
+  }
+  for (const RemoteTrace &remote : remotes_) {
+    std::string pid = std::to_string(remote.pid);
+    begin();
+    out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + pid +
+           ",\"args\":{\"name\":\"";
+    appendEscaped(out, remote.processName);
+    out += "\"}}";
+    begin();
+    out += "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" + pid +
+           ",\"args\":{\"sort_index\":" + pid + "}}";
+    for (size_t track = 0; track < remote.tracks.size(); ++track) {
+      begin();
+      out += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":" + pid +
+             ",\"tid\":" + std::to_string(track + 1) +
+             ",\"args\":{\"name\":\"";
+      appendEscaped(out, remote.tracks[track]);
+      out += "\"}}";
+    }
+    for (const TraceSlice &slice : remote.slices) {
+      begin();
+      out += "{\"name\":\"";
+      appendEscaped(out, slice.name);
+      out += "\",\"cat\":\"queue\",\"ph\":\"X\",\"pid\":" + pid +
+             ",\"tid\":" + std::to_string(slice.track + 1) +
+             ",\"ts\":" + relative(slice.startNanoseconds) + ",\"dur\":" +
+             microseconds(slice.endNanoseconds - slice.startNanoseconds) +
+             ",\"args\":{\"id\":" + std::to_string(slice.id);
+      if (slice.bytes)
+        out += ",\"bytes\":" + std::to_string(slice.bytes);
+      if (slice.failed)
+        out += ",\"failed\":true";
+      out += "}}";
+    }
   }
   out += "\n]}\n";
   return out;

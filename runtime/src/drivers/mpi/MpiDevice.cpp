@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+
+#include <unistd.h>
 #include <cstdlib>
 #include <future>
 #include <map>
@@ -67,6 +69,14 @@ public:
   /// Sends `message` and waits for the reply with `id` (Created, Loaded).
   Status request(int rank, std::vector<uint8_t> message, uint64_t id,
                  std::string_view what);
+  /// The same for replies with data (TraceStarted, TraceData): the reply's
+  /// bytes after its kind and id.
+  hal::StatusOr<std::vector<uint8_t>> requestData(int rank,
+                                                  std::vector<uint8_t> message,
+                                                  uint64_t id,
+                                                  std::string_view what);
+  Status startTracing();
+  Status collectTraces(hal::Tracer &tracer);
 
   void addOp(uint64_t id, std::unique_ptr<QueueOp> op);
   /// Makes server `rank`'s mirror of `semaphore` reach `value` once rank
@@ -106,6 +116,12 @@ private:
   std::atomic<uint64_t> nextId_{1};
   std::mutex mutex_;
   std::map<uint64_t, std::promise<Status>> replies_;
+  std::map<uint64_t, std::promise<std::vector<uint8_t>>> dataReplies_;
+  /// Per rank: server clock minus rank 0's (0 on the same host), and the
+  /// uncertainty of that estimate (half the round trip), in ns.
+  std::vector<int64_t> clockOffset_;
+  std::vector<uint64_t> clockSkew_;
+  std::vector<std::string> hostOf_;
   std::unordered_map<uint64_t, std::unique_ptr<QueueOp>> ops_;
   /// Highest value sent per (semaphore, rank); the semaphores are kept
   /// alive so their addresses stay their names.
@@ -251,6 +267,106 @@ Status Client::request(int rank, std::vector<uint8_t> message, uint64_t id,
                            what, ")");
   }
   return reply.get();
+}
+
+hal::StatusOr<std::vector<uint8_t>>
+Client::requestData(int rank, std::vector<uint8_t> message, uint64_t id,
+                    std::string_view what) {
+  std::future<std::vector<uint8_t>> reply;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reply = dataReplies_[id].get_future();
+  }
+  transport_->send(rank, std::move(message));
+  int seconds = timeoutSeconds();
+  if (reply.wait_for(std::chrono::seconds(seconds)) !=
+      std::future_status::ready) {
+    serverLost_ = true;
+    return hal::makeStatus(StatusCode::DeadlineExceeded, "device mpi://",
+                           rank, " did not answer within ", seconds, " s (",
+                           what, ")");
+  }
+  return reply.get();
+}
+
+static std::string hostName() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof(name) - 1) != 0)
+    return "?";
+  return name;
+}
+
+Status Client::startTracing() {
+  size_t size = size_t(transport_->size());
+  clockOffset_.assign(size, 0);
+  clockSkew_.assign(size, 0);
+  hostOf_.assign(size, hostName());
+  for (int rank = 1; rank < int(size); ++rank) {
+    uint64_t id = nextId();
+    Writer writer;
+    writer.put(MessageKind::TraceStart).put(id);
+    uint64_t sent = hal::monotonicNanoseconds();
+    FLEET_ASSIGN_OR_RETURN(std::vector<uint8_t> reply,
+                           requestData(rank, std::move(writer.bytes), id,
+                                       "starting its trace"));
+    uint64_t received = hal::monotonicNanoseconds();
+    Reader reader(reply);
+    uint64_t serverNow = reader.get<uint64_t>();
+    hostOf_[size_t(rank)] = reader.getString();
+    // The same host shares CLOCK_MONOTONIC; another host's offset is
+    // estimated from this round trip (Cristian's method).
+    if (hostOf_[size_t(rank)] != hostOf_[0]) {
+      clockOffset_[size_t(rank)] =
+          int64_t(serverNow) - int64_t(sent + (received - sent) / 2);
+      clockSkew_[size_t(rank)] = (received - sent) / 2;
+    }
+  }
+  return Status();
+}
+
+Status Client::collectTraces(hal::Tracer &tracer) {
+  for (int rank = 1; rank < transport_->size(); ++rank) {
+    uint64_t id = nextId();
+    Writer writer;
+    writer.put(MessageKind::TraceCollect).put(id);
+    FLEET_ASSIGN_OR_RETURN(std::vector<uint8_t> reply,
+                           requestData(rank, std::move(writer.bytes), id,
+                                       "sending its trace"));
+    Reader reader(reply);
+    hal::RemoteTrace remote;
+    remote.pid = rank + 1;
+    int64_t offset = size_t(rank) < clockOffset_.size()
+                         ? clockOffset_[size_t(rank)]
+                         : 0;
+    std::string host =
+        size_t(rank) < hostOf_.size() ? hostOf_[size_t(rank)] : "?";
+    remote.processName =
+        offset || (size_t(rank) < clockSkew_.size() && clockSkew_[rank])
+            ? hal::concat("rank ", rank, " (", host, "; clock offset ",
+                          offset / 1000, " us, +-",
+                          clockSkew_[size_t(rank)] / 1000, " us)")
+            : hal::concat("rank ", rank, " (", host, ", same clock)");
+    uint32_t tracks = reader.get<uint32_t>();
+    for (uint32_t i = 0; i < tracks && !reader.failed; ++i)
+      remote.tracks.push_back(reader.getString());
+    uint32_t slices = reader.get<uint32_t>();
+    for (uint32_t i = 0; i < slices && !reader.failed; ++i) {
+      hal::TraceSlice slice;
+      slice.id = i + 1;
+      slice.name = reader.getString();
+      slice.track = reader.get<uint32_t>();
+      slice.startNanoseconds = uint64_t(int64_t(reader.get<uint64_t>()) - offset);
+      slice.endNanoseconds = uint64_t(int64_t(reader.get<uint64_t>()) - offset);
+      slice.bytes = reader.get<uint64_t>();
+      slice.failed = reader.get<uint8_t>() != 0;
+      remote.slices.push_back(std::move(slice));
+    }
+    if (reader.failed)
+      return Status(StatusCode::Internal,
+                    hal::concat("rank ", rank, " sent a malformed trace"));
+    tracer.addRemote(std::move(remote));
+  }
+  return Status();
 }
 
 int Client::timeoutSeconds() {
@@ -491,6 +607,19 @@ void Client::handle(int source, std::vector<uint8_t> &message) {
     if (it != replies_.end()) {
       it->second.set_value(std::move(status));
       replies_.erase(it);
+    }
+    return;
+  }
+  case MessageKind::TraceStarted:
+  case MessageKind::TraceData: {
+    uint64_t id = reader.get<uint64_t>();
+    std::vector<uint8_t> rest(message.begin() + 1 + sizeof(uint64_t),
+                              message.end());
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = dataReplies_.find(id);
+    if (it != dataReplies_.end()) {
+      it->second.set_value(std::move(rest));
+      dataReplies_.erase(it);
     }
     return;
   }
@@ -1093,6 +1222,18 @@ createMpiDevice(int rank, const std::string &uri, hal::DeviceOptions options) {
       *client, rank, id, std::move(options), capabilities, format));
   client->registerDevice(id, device.get());
   return Ref<hal::Device>(device.get());
+}
+
+hal::Status startRemoteTracing() {
+  if (Client *client = theClient.load())
+    return client->startTracing();
+  return hal::Status();
+}
+
+hal::Status collectRemoteTraces(hal::Tracer &tracer) {
+  if (Client *client = theClient.load())
+    return client->collectTraces(tracer);
+  return hal::Status();
 }
 
 void shutdownMpi() {

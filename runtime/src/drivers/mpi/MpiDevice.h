@@ -28,6 +28,7 @@
 #define FLEET_RUNTIME_DRIVERS_MPI_MPIDEVICE_H
 
 #include "fleet/runtime/hal/Device.h"
+#include "fleet/runtime/hal/Trace.h"
 
 #include <string>
 
@@ -45,6 +46,14 @@ int runDeviceServer();
 /// Ends the device servers and finalizes MPI (rank 0, at exit). Does
 /// nothing when no mpi device was created.
 void shutdownMpi();
+
+/// Makes every device server record a trace of its devices' queue ops
+/// (fleet-run --trace); estimates each server's clock offset when it runs
+/// on another host. Nothing without mpi devices.
+hal::Status startRemoteTracing();
+/// Adds each server's slices to `tracer` as a process of its own ("rank
+/// N"), on rank 0's clock (docs/distributed.md "Trace").
+hal::Status collectRemoteTraces(hal::Tracer &tracer);
 
 } // namespace fleet::runtime::mpi
 

@@ -63,6 +63,16 @@ enum class MessageKind : uint8_t {
   /// rank 0 -> server: u64 semaphore; its mirror goes (the name may be
   /// reused for another semaphore after this).
   Forget,
+  /// rank 0 -> server: u64 request. The server records a trace and
+  /// answers TraceStarted: u64 request, u64 its monotonic clock (ns), str
+  /// its host name.
+  TraceStart,
+  TraceStarted,
+  /// rank 0 -> server: u64 request. The server stops recording and answers
+  /// TraceData: u64 request, u32 n + n str track names, u32 m + m slices
+  /// (str name, u32 track, u64 start ns, u64 end ns, u64 bytes, u8 failed).
+  TraceCollect,
+  TraceData,
 };
 
 /// Queue ops as the server runs them. Write and Read are copies with one

@@ -14,11 +14,14 @@
 #include "drivers/mpi/MpiTransport.h"
 #include "fleet/runtime/hal/Driver.h"
 #include "fleet/runtime/hal/ExecutableLoader.h"
+#include "fleet/runtime/hal/Trace.h"
 
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <unordered_map>
+
+#include <unistd.h>
 
 namespace fleet::runtime::mpi {
 namespace {
@@ -97,6 +100,8 @@ private:
   std::unordered_map<uint64_t, Ref<hal::Executable>> executables_;
   std::unordered_map<uint64_t, Ref<Semaphore>> mirrors_;
   std::unique_ptr<hal::ExecutableLoader> loader_;
+  /// Set between TraceStart and TraceCollect.
+  std::unique_ptr<hal::Tracer> tracer_;
 };
 
 void Server::reply(MessageKind kind, uint64_t id, bool wide,
@@ -683,6 +688,46 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
     uint64_t name = reader.get<uint64_t>();
     std::lock_guard<std::mutex> lock(mutex_);
     mirrors_.erase(name);
+    return;
+  }
+  case MessageKind::TraceStart: {
+    uint64_t id = reader.get<uint64_t>();
+    if (!tracer_) {
+      tracer_ = std::make_unique<hal::Tracer>();
+      tracer_->install();
+    }
+    char host[256] = {0};
+    if (gethostname(host, sizeof(host) - 1) != 0)
+      host[0] = '?';
+    Writer writer;
+    writer.put(MessageKind::TraceStarted).put(id)
+        .put(hal::monotonicNanoseconds());
+    writer.putString(host);
+    transport_.send(0, std::move(writer.bytes));
+    return;
+  }
+  case MessageKind::TraceCollect: {
+    uint64_t id = reader.get<uint64_t>();
+    Writer writer;
+    writer.put(MessageKind::TraceData).put(id);
+    std::vector<std::string> tracks;
+    std::vector<hal::TraceSlice> slices;
+    if (tracer_) {
+      tracer_->uninstall();
+      tracks = tracer_->trackNames();
+      slices = tracer_->slices();
+      tracer_.reset();
+    }
+    writer.put(uint32_t(tracks.size()));
+    for (const std::string &track : tracks)
+      writer.putString(track);
+    writer.put(uint32_t(slices.size()));
+    for (const hal::TraceSlice &slice : slices) {
+      writer.putString(slice.name).put(slice.track)
+          .put(slice.startNanoseconds).put(slice.endNanoseconds)
+          .put(slice.bytes).put(uint8_t(slice.failed));
+    }
+    transport_.send(0, std::move(writer.bytes));
     return;
   }
   case MessageKind::Ping: {

@@ -59,6 +59,18 @@ struct TraceSlice {
   bool failed = false;
 };
 
+/// Another process's slices in this trace (a device server's, the mpi
+/// driver: docs/distributed.md "Trace"): its own Perfetto process, slice
+/// times already on this process's monotonic clock.
+struct RemoteTrace {
+  /// Perfetto process id (> 1; this process is 1).
+  int pid = 2;
+  std::string processName;
+  /// Track names by TraceSlice::track.
+  std::vector<std::string> tracks;
+  std::vector<TraceSlice> slices;
+};
+
 class Tracer {
 public:
   Tracer();
@@ -86,6 +98,8 @@ public:
   void addSlice(TraceSlice slice);
   /// An arrow from slice `from` to slice `to` (a semaphore wait).
   void addFlow(uint64_t from, uint64_t to);
+  /// Adds another process's slices (written after this process's).
+  void addRemote(RemoteTrace remote);
 
   // ---- output --------------------------------------------------------------
   std::string toChromeJson() const;
@@ -103,6 +117,7 @@ private:
   /// By (device, 2 x queue + deviceTime).
   std::map<std::pair<const Device *, uint64_t>, uint32_t> queueTracks_;
   std::vector<TraceSlice> slices_;
+  std::vector<RemoteTrace> remotes_;
   std::vector<std::pair<uint64_t, uint64_t>> flows_;
 };
 
