@@ -5,6 +5,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <chrono>
 
@@ -31,6 +34,19 @@ void waitQuietly(MPI_Request &request) {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(200));
   }
+}
+
+/// FLEET_MPI_NICE=N runs the transport's threads at nice N. A device worker
+/// sharing its core with a polling thread ran its kernels ~1.6x slower,
+/// and nice 19 gave that back, but delayed the messages the other rank
+/// waits for more than it saved (docs/distributed.md "Measured"), so the
+/// default leaves the priority alone.
+void lowerPriority() {
+  const char *env = std::getenv("FLEET_MPI_NICE");
+  if (!env)
+    return;
+  (void)setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)),
+                    std::atoi(env));
 }
 
 } // namespace
@@ -106,6 +122,7 @@ void Transport::receiveData(int source, uint8_t *target, uint64_t length,
 }
 
 void Transport::senderLoop() {
+  lowerPriority();
   while (true) {
     Outgoing next;
     {
@@ -140,6 +157,7 @@ void Transport::senderLoop() {
 }
 
 void Transport::progressLoop() {
+  lowerPriority();
   // Poll, then sleep: at most 50 us while work is pending (pendingWork)
   // or a message came in the last 20 ms; else doubling to 1 ms, and 5 ms
   // once nothing came for 100 ms (an idle rank then costs ~1% of a core;
