@@ -67,8 +67,8 @@ else:
 # MPI tests (`REQUIRES: mpi`, test/MPI): the mpi driver's device servers
 # under mpirun, on loopback only (test/MPI/Inputs/mpirun.sh), one test at a
 # time. Skipped, with the reason, when the build has no mpi driver or mpirun
-# is missing; with CI=true a missing mpirun is a failure instead.
-lit_config.parallelism_groups["mpi"] = 1
+# is missing; with CI=true a missing mpirun is a failure instead. They
+# share the "devices" parallelism group with the Vulkan tests.
 _mpi_problem = None
 if not getattr(config, "fleet_has_mpi", False):
     _mpi_problem = "the build has no mpi driver (FLEET_ENABLE_MPI=OFF)"
@@ -89,7 +89,9 @@ else:
 # threads, one per core here. They share one parallelism group: one at a
 # time. Skipped, with the reason, when the build has no vulkan driver or the
 # lvp ICD is missing; with CI=true a missing ICD is a failure instead.
-lit_config.parallelism_groups["vulkan"] = 1
+# Tests that spawn device processes or drive Vulkan run one at a time, all
+# of them together (group "devices": test/MPI and test/Vulkan).
+lit_config.parallelism_groups["devices"] = 1
 _lvp_icd = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 _vulkan_problem = None
 if not getattr(config, "fleet_has_vulkan", False):

@@ -199,7 +199,15 @@ private:
   void finishHere(uint64_t opId, Status status) {
     client_.complete(opId, std::move(status));
   }
-  void sendWrite(uint64_t opId, QueueOp &op);
+  /// What a Write needs once its wait fence is reached, held by value: the
+  /// op itself may be gone by then (a lost server fails it).
+  struct WriteArgs {
+    uint32_t queueIndex;
+    Ref<hal::Fence> signal;
+    Ref<Buffer> source, target;
+    uint64_t sourceOffset, targetOffset, length;
+  };
+  void sendWrite(uint64_t opId, const WriteArgs &args);
 
   Client &client_;
   int rank_;
@@ -831,18 +839,20 @@ Status MpiDevice::encodeExecute(Writer &writer, const QueueOp &op) {
   return Status();
 }
 
-void MpiDevice::sendWrite(uint64_t opId, QueueOp &op) {
+void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
   Writer writer;
   writer.put(MessageKind::Op).put(id_).put(opId).put(RemoteOpKind::Write)
-      .put(uint64_t(op.queueIndex));
+      .put(uint64_t(args.queueIndex));
   client_.putFence(writer, nullptr, rank_);
-  client_.putFence(writer, op.signal.get(), rank_);
+  client_.putFence(writer, args.signal.get(), rank_);
   int tag = client_.transport().nextDataTag();
-  writer.put(remoteId(*op.target)).put(op.targetOffset).put(op.length)
+  writer.put(remoteId(*args.target)).put(args.targetOffset).put(args.length)
       .put(int32_t(tag));
+  // The source stays alive until its last chunk is sent.
+  Ref<Buffer> source = args.source;
   client_.transport().sendWithData(rank_, std::move(writer.bytes),
-                                   op.source->storage() + op.sourceOffset,
-                                   op.length, tag);
+                                   source->storage() + args.sourceOffset,
+                                   args.length, tag, [source] {});
 }
 
 /// Runs `ready` once every entry of `fence` is reached, or with the first
@@ -1154,15 +1164,19 @@ void MpiDevice::submit(QueueOp &op) {
   if (kind == RemoteOpKind::Dealloca && !remoteId(*held.target)) {
     // A buffer in rank 0's memory (shared with this device, or staging) is
     // freed here once the uses the wait fence covers are done.
-    FenceWaiter::arm(held.wait, [this, opId, &held](Status reached) {
+    FenceWaiter::arm(held.wait, [this, opId,
+                                 target = held.target](Status reached) {
       if (reached.ok())
-        held.target->device().allocator().decommit(*held.target);
+        target->device().allocator().decommit(*target);
       finishHere(opId, reached);
     });
     return;
   }
   if (kind == RemoteOpKind::Write) {
-    FenceWaiter::arm(held.wait, [this, opId, &held](Status reached) {
+    WriteArgs args{held.queueIndex,   held.signal,       held.source,
+                   held.target,       held.sourceOffset, held.targetOffset,
+                   held.length};
+    FenceWaiter::arm(held.wait, [this, opId, args](Status reached) {
       if (!reached.ok())
         finishHere(opId, Status(reached.code(),
                                  hal::concat("hal.device.queue.copy on "
@@ -1172,7 +1186,7 @@ void MpiDevice::submit(QueueOp &op) {
                                              "failed: ",
                                              reached.message())));
       else
-        sendWrite(opId, held);
+        sendWrite(opId, args);
     });
     return;
   }
