@@ -136,7 +136,7 @@ private:
   };
   std::unordered_map<Semaphore *, Named> semaphores_;
   void nameLocked(Semaphore &semaphore, int rank);
-  void sweepSemaphoresLocked();
+  void sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped);
   std::unordered_map<uint32_t, MpiDevice *> devices_;
   bool shutDown_ = false;
   /// When each rank was last heard from (any message).
@@ -470,7 +470,7 @@ void Client::putFence(Writer &writer, const hal::Fence *fence, int rank) {
   }
 }
 
-void Client::sweepSemaphoresLocked() {
+void Client::sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped) {
   for (auto it = semaphores_.begin(); it != semaphores_.end();) {
     if (it->second.semaphore->refCount() != 1) {
       ++it;
@@ -483,6 +483,9 @@ void Client::sweepSemaphoresLocked() {
       transport_->send(rank, std::move(writer.bytes));
       forwarded_.erase({it->first, rank});
     }
+    // Released by the caller after unlocking: a semaphore may hold the
+    // last reference to its device, whose destructor takes the lock.
+    dropped.push_back(std::move(it->second.semaphore));
     it = semaphores_.erase(it);
   }
 }
@@ -586,11 +589,13 @@ void Client::complete(uint64_t opId, Status status) {
   Ref<hal::Device> keep = op->device;
   op.reset();
   signal = Ref<hal::Fence>();
+  std::vector<Ref<Semaphore>> dropped;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (ops_.empty())
-      sweepSemaphoresLocked();
+      sweepSemaphoresLocked(dropped);
   }
+  dropped.clear();
   keep->noteRetired();
 }
 
@@ -642,12 +647,17 @@ void Client::handle(int source, std::vector<uint8_t> &message) {
     uint64_t length = reader.get<uint64_t>();
     int tag = reader.get<int32_t>();
     if (status.ok()) {
+      // The buffer is held while the bytes come: a lost server's ops may be
+      // failed (and freed) meanwhile.
+      Ref<Buffer> held;
       uint8_t *target = nullptr;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = ops_.find(opId);
-        if (it != ops_.end())
-          target = it->second->target->storage() + it->second->targetOffset;
+        if (it != ops_.end()) {
+          held = it->second->target;
+          target = held->storage() + it->second->targetOffset;
+        }
       }
       std::vector<uint8_t> scratch;
       if (!target) {
@@ -655,6 +665,8 @@ void Client::handle(int source, std::vector<uint8_t> &message) {
         target = scratch.data();
       }
       transport_->receiveData(source, target, length, tag);
+      std::lock_guard<std::mutex> lock(mutex_);
+      lastHeard_[size_t(source)] = std::chrono::steady_clock::now();
     }
     complete(opId, std::move(status));
     return;
@@ -672,6 +684,21 @@ void Client::shutdown() {
     if (shutDown_)
       return;
     shutDown_ = true;
+  }
+  // Ops still pending finish first (a server's late bytes need rank 0's
+  // progress thread); the watchdog fails them if a server is lost.
+  for (int waited = 0; waited < timeoutSeconds() * 1000 + 1000; ++waited) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (ops_.empty())
+        break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!ops_.empty())
+      serverLost_ = true;
   }
   stopWatch_ = true;
   if (watchdog_.joinable() &&
@@ -1010,16 +1037,21 @@ void MpiDevice::splitExecute(QueueOp &op) {
   // last step (or the first failure).
   Ref<hal::Fence> last = wait;
   Ref<hal::Fence> signal = op.signal;
-  if (!status.ok())
-    chain->fail(status.withContext(hal::concat(
-        "hal.device.queue.execute on device '", name(), "'")));
-  if (signal)
+  if (!status.ok()) {
+    // Steps already issued fail with the chain; the op fails at once.
+    Status failed = status.withContext(hal::concat(
+        "hal.device.queue.execute on device '", name(), "'"));
+    chain->fail(failed);
+    if (signal)
+      signal->fail(failed);
+  } else if (signal) {
     FenceWaiter::arm(last, [signal](Status reached) {
       if (reached.ok())
         (void)signal->signal();
       else
         signal->fail(reached);
     });
+  }
   noteExecuted(!status.ok(), 0);
   noteRetired();
 }
@@ -1063,12 +1095,28 @@ void MpiDevice::submitPeerCopy(QueueOp &op) {
 void MpiDevice::submit(QueueOp &op) {
   if (op.kind == QueueOpKind::Execute && copiesToOrFromHost(op))
     return splitExecute(op);
+  auto otherRemote = [&](const Buffer &buffer) {
+    return buffer.device().capabilities().remote && &buffer.device() != this;
+  };
   if (op.kind == QueueOpKind::Copy &&
-      ((op.source->device().capabilities().remote &&
-        &op.source->device() != this) ||
-       (op.target->device().capabilities().remote &&
-        &op.target->device() != this)))
-    return submitPeerCopy(op);
+      (otherRemote(*op.source) || otherRemote(*op.target))) {
+    // Both sides must be servers' memory (staging lives in rank 0).
+    auto serverMemory = [&](const Buffer &buffer) {
+      return buffer.device().capabilities().remote &&
+             remoteIdOn(static_cast<const MpiDevice &>(buffer.device()),
+                        buffer) != 0;
+    };
+    if (serverMemory(*op.source) && serverMemory(*op.target))
+      return submitPeerCopy(op);
+    uint64_t opId = client_.nextId();
+    client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)));
+    return finishHere(opId,
+                      hal::makeStatus(StatusCode::PermissionDenied,
+                                      "hal.device.queue.copy on device '",
+                                      name(), "': a copy between two remote "
+                                      "devices must be between their "
+                                      "servers' memories"));
+  }
   uint64_t opId = client_.nextId();
   RemoteOpKind kind = RemoteOpKind::Barrier;
   switch (op.kind) {
@@ -1110,7 +1158,7 @@ void MpiDevice::submit(QueueOp &op) {
     deferredAllocation_ = true;
     status = allocator().commit(*op.target, /*zeroed=*/false);
     deferredAllocation_ = false;
-    if (status.ok())
+    if (status.ok() && remoteId(*op.target))
       writer.put(remoteId(*op.target)).put(op.target->byteSize())
           .put(uint32_t(op.target->memoryType()))
           .put(uint32_t(op.target->allowedUsage()));
@@ -1154,44 +1202,49 @@ void MpiDevice::submit(QueueOp &op) {
   // Bytes between ranks (the statistics' "bytes between devices").
   if (kind == RemoteOpKind::Write || kind == RemoteOpKind::Read)
     noteBytesCrossDevice(op.length);
-  auto pending = std::make_unique<QueueOp>(std::move(op));
-  QueueOp &held = *pending;
-  client_.addOp(opId, std::move(pending));
-  if (!status.ok()) {
-    finishHere(opId, std::move(status));
-    return;
-  }
-  if (kind == RemoteOpKind::Dealloca && !remoteId(*held.target)) {
-    // A buffer in rank 0's memory (shared with this device, or staging) is
-    // freed here once the uses the wait fence covers are done.
-    FenceWaiter::arm(held.wait, [this, opId,
-                                 target = held.target](Status reached) {
-      if (reached.ok())
+  // What runs later is copied out of the op first: once added, a lost
+  // server may fail and free it on another thread.
+  Ref<hal::Fence> wait = op.wait;
+  Ref<MpiDevice> self(this);
+  bool localMemory = (kind == RemoteOpKind::Dealloca ||
+                      kind == RemoteOpKind::Alloca) &&
+                     status.ok() && !remoteId(*op.target);
+  Ref<Buffer> target = op.target;
+  WriteArgs args{op.queueIndex,   op.signal,       op.source,
+                 op.target,       op.sourceOffset, op.targetOffset,
+                 op.length};
+  client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)));
+  if (!status.ok())
+    return finishHere(opId, std::move(status));
+  if (localMemory) {
+    // Rank 0's memory (shared with this device, or staging): an alloca
+    // already has its storage; a dealloca frees it here once the uses the
+    // wait fence covers are done.
+    bool free = kind == RemoteOpKind::Dealloca;
+    FenceWaiter::arm(wait, [self, opId, target, free](Status reached) {
+      if (reached.ok() && free)
         target->device().allocator().decommit(*target);
-      finishHere(opId, reached);
+      self->finishHere(opId, reached);
     });
     return;
   }
   if (kind == RemoteOpKind::Write) {
-    WriteArgs args{held.queueIndex,   held.signal,       held.source,
-                   held.target,       held.sourceOffset, held.targetOffset,
-                   held.length};
-    FenceWaiter::arm(held.wait, [this, opId, args](Status reached) {
+    FenceWaiter::arm(wait, [self, opId, args](Status reached) {
       if (!reached.ok())
-        finishHere(opId, Status(reached.code(),
-                                 hal::concat("hal.device.queue.copy on "
-                                             "device '",
-                                             name(),
-                                             "' did not run: its wait fence "
-                                             "failed: ",
-                                             reached.message())));
+        self->finishHere(
+            opId, Status(reached.code(),
+                         hal::concat("hal.device.queue.copy on device '",
+                                     self->name(),
+                                     "' did not run: its wait fence "
+                                     "failed: ",
+                                     reached.message())));
       else
-        sendWrite(opId, args);
+        self->sendWrite(opId, args);
     });
     return;
   }
-  if (held.wait)
-    for (const FenceEntry &entry : held.wait->entries())
+  if (wait)
+    for (const FenceEntry &entry : wait->entries())
       client_.forward(*entry.semaphore, entry.value, rank_);
   client_.transport().send(rank_, std::move(writer.bytes));
 }

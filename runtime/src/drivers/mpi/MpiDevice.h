@@ -12,7 +12,8 @@
 // buffers (staging) live in rank 0. The device is `remote`: no link reaches
 // its memory from rank 0's devices, and it moves bytes between its memory
 // and rank 0's host-addressable memory itself, by messages, in queue copies
-// (docs/design.md §3). Copies between two remote devices go through rank 0.
+// (docs/design.md §3). Copies between two remote devices go from server to
+// server.
 //
 // Timelines: rank 0's semaphores are the truth. A server keeps a mirror per
 // semaphore its ops wait on or signal, so ops on one server wait for each

@@ -8,14 +8,15 @@
 //
 //   rank 0 -> server
 //     CreateDevice   u32 device, str uri
-//     LoadExecutable u32 device, u64 executable, str name, library (str
+//     LoadExecutable u32 device, u64 executable, str name, str format,
+//                    library (str
 //                    name, str cpu, u32 n + n str features, i64 abi, u64
 //                    checksum), bytes object, u32 exports + per export (str
 //                    name, str symbol, u8 has layout, u32 bindings, u32
 //                    constants)
 //     Allocate       u32 device, u64 buffer, u64 size, u32 type, u32 usage
 //     Free           u64 buffer
-//     Op             u32 device, u64 op, u8 RemoteOpKind, u64 affinity,
+//     Op             u32 device, u64 op, u8 RemoteOpKind, u64 queue index,
 //                    waits, signals (u32 n + n x (u64 semaphore, u64 value)),
 //                    then the kind's fields (MpiDevice.cpp encodeOp)
 //     Signal         u64 semaphore, u64 value

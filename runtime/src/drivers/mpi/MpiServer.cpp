@@ -73,6 +73,8 @@ private:
   struct PeerReceive {
     /// The target's storage is checked when the bytes come: its alloca may
     /// still wait on the fence the sender waits on.
+    /// Failed already: the bytes are taken and dropped.
+    bool drainOnly = false;
     Status fits() const {
       return checkRange(buffer.get(), offset, length, "target");
     }
@@ -529,11 +531,11 @@ void Server::runOp(int source, Reader &reader) {
       return;
     }
     if (!status.ok()) {
-      // The bytes still come: take them into scratch when they do.
-      receive.buffer = Ref<Buffer>();
+      // The bytes still come: a placeholder drains them (no second Done).
       signal->fail(status);
       reply(MessageKind::Done, opId, true, status);
-      return;
+      receive.buffer = Ref<Buffer>();
+      receive.drainOnly = true;
     }
     peerReceives_[tag] = std::move(receive);
     return;
@@ -618,6 +620,12 @@ void Server::peerData(int source, Reader &reader) {
   }
   PeerReceive receive = std::move(it->second);
   peerReceives_.erase(it);
+  if (receive.drainOnly) {
+    std::vector<uint8_t> scratch(status.ok() ? length : 0);
+    if (status.ok())
+      transport_.receiveData(source, scratch.data(), length, tag);
+    return;
+  }
   if (status.ok() && receive.fits().ok() && length == receive.length) {
     transport_.receiveData(source, receive.buffer->storage() + receive.offset,
                            length, tag);
@@ -777,12 +785,14 @@ int runDeviceServer() {
     (*transport)->shutdown();
     return 1;
   }
-  Server server(**transport);
-  (*transport)->start([&server](int source, std::vector<uint8_t> &message) {
-    server.handle(source, message);
+  // Never freed: a device's late callbacks (after drain's 5 s) may still
+  // reach it while the process ends.
+  Server *server = new Server(**transport);
+  (*transport)->start([server](int source, std::vector<uint8_t> &message) {
+    server->handle(source, message);
   });
   (*transport)->waitStopped();
-  server.drain();
+  server->drain();
   (*transport)->shutdown();
   return 0;
 }

@@ -73,6 +73,14 @@ hal::StatusOr<Transport *> Transport::get() {
     auto *created = new Transport();
     MPI_Comm_rank(MPI_COMM_WORLD, &created->rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &created->size_);
+    // Data tags wrap below the implementation's MPI_TAG_UB (MPI promises
+    // only 32767).
+    int *tagUpperBound = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);
+    if (found && tagUpperBound)
+      created->dataTagCount_ = std::min<uint32_t>(
+          kDataTagCount, uint32_t(*tagUpperBound - kFirstDataTag + 1));
     created->sender_ = std::thread([created] { created->senderLoop(); });
     transport = created;
   });
@@ -106,7 +114,7 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
 
 int Transport::nextDataTag() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return kFirstDataTag + int(nextTag_++ % kDataTagCount);
+  return kFirstDataTag + int(nextTag_++ % dataTagCount_);
 }
 
 void Transport::receiveData(int source, uint8_t *target, uint64_t length,

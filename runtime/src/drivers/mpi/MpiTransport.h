@@ -6,9 +6,9 @@
 // never blocks the thread that queued it; waits test and sleep rather than
 // spin, as OpenMPI's blocking calls do), and a progress thread receives control messages
 // and hands each to the installed handler. Idle, the progress thread polls
-// with MPI_Iprobe and sleeps between polls (backing off to 1 ms), so a
-// waiting rank uses a small fraction of a core (OpenMPI's blocking receive
-// spins).
+// with MPI_Iprobe and sleeps between polls (backing off to 1 ms, and 5 ms
+// after 100 ms without messages), so a waiting rank uses a small fraction
+// of a core (OpenMPI's blocking receive spins).
 //
 // Message framing: a control message is one MPI message on kControlTag whose
 // bytes are a MessageKind and its fields (Writer/Reader). Bulk bytes travel
@@ -20,7 +20,8 @@
 // Thread safety: send() and sendWithData() may be called from any thread.
 // The handler runs on the progress thread only.
 // Failure behaviour: MPI errors abort the job (MPI's default handler), as
-// mpirun then ends every rank; there is no partial failure to recover from.
+// mpirun then ends every rank. A rank that stops answering is the mpi
+// driver's business (MpiDevice.cpp's watchdog), not the transport's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_RUNTIME_DRIVERS_MPI_MPITRANSPORT_H
@@ -180,6 +181,7 @@ private:
   std::thread sender_;
   std::thread progress_;
   uint32_t nextTag_ = 0;
+  uint32_t dataTagCount_ = kDataTagCount;
 };
 
 } // namespace fleet::runtime::mpi
