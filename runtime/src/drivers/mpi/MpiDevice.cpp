@@ -19,6 +19,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace fleet::runtime::mpi {
@@ -77,6 +78,17 @@ public:
                                                   std::string_view what);
   Status startTracing();
   Status collectTraces(hal::Tracer &tracer);
+
+private:
+  /// Sends `message` to `rank` and waits at most timeoutSeconds() for the
+  /// reply that `handle` files under `id` in `replies`; none when the
+  /// server stayed silent.
+  template <typename T>
+  std::optional<T> awaitReply(std::map<uint64_t, std::promise<T>> &replies,
+                              int rank, std::vector<uint8_t> message,
+                              uint64_t id);
+
+public:
 
   void addOp(uint64_t id, std::unique_ptr<QueueOp> op);
   /// Makes server `rank`'s mirror of `semaphore` reach `value` once rank
@@ -257,44 +269,46 @@ hal::StatusOr<Client *> Client::get() {
   return client;
 }
 
-Status Client::request(int rank, std::vector<uint8_t> message, uint64_t id,
-                       std::string_view what) {
-  std::future<Status> reply;
+template <typename T>
+std::optional<T>
+Client::awaitReply(std::map<uint64_t, std::promise<T>> &replies, int rank,
+                   std::vector<uint8_t> message, uint64_t id) {
+  std::future<T> reply;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    reply = replies_[id].get_future();
+    reply = replies[id].get_future();
   }
   transport_->send(rank, std::move(message));
   // A server that does not answer is reported, not waited for forever.
-  int seconds = timeoutSeconds();
-  if (reply.wait_for(std::chrono::seconds(seconds)) !=
+  if (reply.wait_for(std::chrono::seconds(timeoutSeconds())) !=
       std::future_status::ready) {
     serverLost_ = true;
-    return hal::makeStatus(StatusCode::DeadlineExceeded, "device mpi://",
-                           rank, " did not answer within ", seconds, " s (",
-                           what, ")");
+    return std::nullopt;
   }
   return reply.get();
+}
+
+static Status silentServer(int rank, std::string_view what) {
+  return hal::makeStatus(StatusCode::DeadlineExceeded, "device mpi://", rank,
+                         " did not answer within ", Client::timeoutSeconds(),
+                         " s (", what, ")");
+}
+
+Status Client::request(int rank, std::vector<uint8_t> message, uint64_t id,
+                       std::string_view what) {
+  std::optional<Status> reply =
+      awaitReply(replies_, rank, std::move(message), id);
+  return reply ? *reply : silentServer(rank, what);
 }
 
 hal::StatusOr<std::vector<uint8_t>>
 Client::requestData(int rank, std::vector<uint8_t> message, uint64_t id,
                     std::string_view what) {
-  std::future<std::vector<uint8_t>> reply;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    reply = dataReplies_[id].get_future();
-  }
-  transport_->send(rank, std::move(message));
-  int seconds = timeoutSeconds();
-  if (reply.wait_for(std::chrono::seconds(seconds)) !=
-      std::future_status::ready) {
-    serverLost_ = true;
-    return hal::makeStatus(StatusCode::DeadlineExceeded, "device mpi://",
-                           rank, " did not answer within ", seconds, " s (",
-                           what, ")");
-  }
-  return reply.get();
+  std::optional<std::vector<uint8_t>> reply =
+      awaitReply(dataReplies_, rank, std::move(message), id);
+  if (!reply)
+    return silentServer(rank, what);
+  return std::move(*reply);
 }
 
 static std::string hostName() {
