@@ -246,6 +246,34 @@ Status CommandBuffer::executionBarrier() {
   return Status();
 }
 
+Status CommandBuffer::recordCommand(const RecordedCommand &command,
+                                    Span<const BindingRef> operands,
+                                    const uint32_t *constants,
+                                    const uint8_t *updateBytes,
+                                    Executable *executable) {
+  switch (command.kind) {
+  case CommandKind::Dispatch:
+    if (!executable)
+      return Status(StatusCode::InvalidArgument,
+                    "hal.command_buffer.dispatch: no executable to record");
+    return dispatch(*executable, command.ordinal, command.workgroups,
+                    Span<const uint32_t>(constants + command.firstConstant,
+                                         command.constantCount),
+                    operands);
+  case CommandKind::Copy:
+    return copyBuffer(operands[0], operands[1], command.length);
+  case CommandKind::Fill:
+    return fillBuffer(operands[0], command.length, command.pattern,
+                      command.patternLength);
+  case CommandKind::Update:
+    return updateBuffer(updateBytes + command.firstByte, operands[0],
+                        command.byteCount);
+  case CommandKind::Barrier:
+    return executionBarrier();
+  }
+  return Status(StatusCode::InvalidArgument, "unknown recorded command");
+}
+
 Status CommandBuffer::finalize() {
   FLEET_RETURN_IF_ERROR(checkRecording("hal.command_buffer.finalize"));
   finalized_ = true;

@@ -134,6 +134,29 @@ std::string Tracer::toChromeJson() const {
   auto relative = [&](uint64_t ns) {
     return microseconds(ns >= epochNanoseconds_ ? ns - epochNanoseconds_ : 0);
   };
+  // A complete ("X") event for `slice` in process `pid`.
+  auto appendSlice = [&](const TraceSlice &slice, const std::string &pid) {
+    begin();
+    out += "{\"name\":\"";
+    appendEscaped(out, slice.name);
+    out += "\",\"cat\":\"";
+    out += slice.track == 0 ? "host" : "queue";
+    out += "\",\"ph\":\"X\",\"pid\":" + pid +
+           ",\"tid\":" + std::to_string(slice.track + 1) +
+           ",\"ts\":" + relative(slice.startNanoseconds) + ",\"dur\":" +
+           microseconds(slice.endNanoseconds - slice.startNanoseconds) +
+           ",\"args\":{\"id\":" + std::to_string(slice.id);
+    if (slice.bytes)
+      out += ",\"bytes\":" + std::to_string(slice.bytes);
+    if (slice.crossDevice)
+      out += ",\"cross_device\":true";
+    if (slice.crossDeviceBytes)
+      out += ",\"cross_device_bytes\":" +
+             std::to_string(slice.crossDeviceBytes);
+    if (slice.failed)
+      out += ",\"failed\":true";
+    out += "}}";
+  };
   begin();
   out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":"
          "\"fleet\"}}";
@@ -152,26 +175,7 @@ std::string Tracer::toChromeJson() const {
   for (size_t i = 0; i < slices_.size(); ++i) {
     const TraceSlice &slice = slices_[i];
     byId[slice.id] = i;
-    begin();
-    out += "{\"name\":\"";
-    appendEscaped(out, slice.name);
-    out += "\",\"cat\":\"";
-    out += slice.track == 0 ? "host" : "queue";
-    out += "\",\"ph\":\"X\",\"pid\":1,\"tid\":" +
-           std::to_string(slice.track + 1) +
-           ",\"ts\":" + relative(slice.startNanoseconds) + ",\"dur\":" +
-           microseconds(slice.endNanoseconds - slice.startNanoseconds) +
-           ",\"args\":{\"id\":" + std::to_string(slice.id);
-    if (slice.bytes)
-      out += ",\"bytes\":" + std::to_string(slice.bytes);
-    if (slice.crossDevice)
-      out += ",\"cross_device\":true";
-    if (slice.crossDeviceBytes)
-      out += ",\"cross_device_bytes\":" +
-             std::to_string(slice.crossDeviceBytes);
-    if (slice.failed)
-      out += ",\"failed\":true";
-    out += "}}";
+    appendSlice(slice, "1");
   }
   // Flow arrows: "s" inside the signalling slice, "f" bound to the start of
   // the waiting one ("bp":"e" binds to the enclosing slice).
@@ -216,21 +220,8 @@ std::string Tracer::toChromeJson() const {
       appendEscaped(out, remote.tracks[track]);
       out += "\"}}";
     }
-    for (const TraceSlice &slice : remote.slices) {
-      begin();
-      out += "{\"name\":\"";
-      appendEscaped(out, slice.name);
-      out += "\",\"cat\":\"queue\",\"ph\":\"X\",\"pid\":" + pid +
-             ",\"tid\":" + std::to_string(slice.track + 1) +
-             ",\"ts\":" + relative(slice.startNanoseconds) + ",\"dur\":" +
-             microseconds(slice.endNanoseconds - slice.startNanoseconds) +
-             ",\"args\":{\"id\":" + std::to_string(slice.id);
-      if (slice.bytes)
-        out += ",\"bytes\":" + std::to_string(slice.bytes);
-      if (slice.failed)
-        out += ",\"failed\":true";
-      out += "}}";
-    }
+    for (const TraceSlice &slice : remote.slices)
+      appendSlice(slice, pid);
   }
   out += "\n]}\n";
   return out;

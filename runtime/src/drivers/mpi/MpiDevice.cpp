@@ -13,8 +13,6 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
-
-#include <unistd.h>
 #include <cstdlib>
 #include <future>
 #include <map>
@@ -83,6 +81,17 @@ private:
   /// Sends `message` to `rank` and waits at most timeoutSeconds() for the
   /// reply that `handle` files under `id` in `replies`; none when the
   /// server stayed silent.
+  /// Hands `value` to whoever awaits reply `id` in `replies` (if anyone).
+  template <typename T>
+  void fulfil(std::map<uint64_t, std::promise<T>> &replies, uint64_t id,
+              T value) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = replies.find(id);
+    if (it == replies.end())
+      return;
+    it->second.set_value(std::move(value));
+    replies.erase(it);
+  }
   template <typename T>
   std::optional<T> awaitReply(std::map<uint64_t, std::promise<T>> &replies,
                               int rank, std::vector<uint8_t> message,
@@ -94,11 +103,9 @@ public:
   /// Makes server `rank`'s mirror of `semaphore` reach `value` once rank
   /// 0's semaphore does (or fail with it).
   void forward(Semaphore &semaphore, uint64_t value, int rank);
-  void registerDevice(uint32_t id, MpiDevice *device);
   /// Writes `fence` for a message to `rank`: each semaphore by its name
   /// (its address, which stays its name while the client holds it).
   void putFence(Writer &writer, const hal::Fence *fence, int rank);
-  void unregisterDevice(uint32_t id);
 
   void shutdown();
   /// Ends op `opId` as a server's Done would (signals or fails its fence).
@@ -149,7 +156,6 @@ private:
   std::unordered_map<Semaphore *, Named> semaphores_;
   void nameLocked(Semaphore &semaphore, int rank);
   void sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped);
-  std::unordered_map<uint32_t, MpiDevice *> devices_;
   bool shutDown_ = false;
   /// When each rank was last heard from (any message).
   std::vector<std::chrono::steady_clock::time_point> lastHeard_;
@@ -167,7 +173,6 @@ public:
             hal::DeviceCapabilities capabilities, const char *format)
       : Device("mpi", std::move(options), std::move(capabilities)),
         client_(client), rank_(rank), id_(id), format_(format) {}
-  ~MpiDevice() override { client_.unregisterDevice(id_); }
 
   int rank() const { return rank_; }
   const char *executableFormat() const override { return format_; }
@@ -311,18 +316,11 @@ Client::requestData(int rank, std::vector<uint8_t> message, uint64_t id,
   return std::move(*reply);
 }
 
-static std::string hostName() {
-  char name[256] = {0};
-  if (gethostname(name, sizeof(name) - 1) != 0)
-    return "?";
-  return name;
-}
-
 Status Client::startTracing() {
   size_t size = size_t(transport_->size());
   clockOffset_.assign(size, 0);
   clockSkew_.assign(size, 0);
-  hostOf_.assign(size, hostName());
+  hostOf_.assign(size, Transport::hostName());
   for (int rank = 1; rank < int(size); ++rank) {
     uint64_t id = nextId();
     Writer writer;
@@ -498,20 +496,11 @@ void Client::sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped) {
       forwarded_.erase({it->first, rank});
     }
     // Released by the caller after unlocking: a semaphore may hold the
-    // last reference to its device, whose destructor takes the lock.
+    // last reference to its device, whose teardown must not run under the
+    // client's lock.
     dropped.push_back(std::move(it->second.semaphore));
     it = semaphores_.erase(it);
   }
-}
-
-void Client::registerDevice(uint32_t id, MpiDevice *device) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  devices_[id] = device;
-}
-
-void Client::unregisterDevice(uint32_t id) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  devices_.erase(id);
 }
 
 void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {
@@ -626,29 +615,15 @@ void Client::handle(int source, std::vector<uint8_t> &message) {
     return;
   case MessageKind::Created:
   case MessageKind::Loaded: {
-    uint64_t id = kind == MessageKind::Created ? reader.get<uint32_t>()
-                                               : reader.get<uint64_t>();
-    Status status = statusFrom(reader);
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = replies_.find(id);
-    if (it != replies_.end()) {
-      it->second.set_value(std::move(status));
-      replies_.erase(it);
-    }
-    return;
+    uint64_t id = reader.get<uint64_t>();
+    return fulfil(replies_, id, statusFrom(reader));
   }
   case MessageKind::TraceStarted:
   case MessageKind::TraceData: {
     uint64_t id = reader.get<uint64_t>();
-    std::vector<uint8_t> rest(message.begin() + 1 + sizeof(uint64_t),
-                              message.end());
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = dataReplies_.find(id);
-    if (it != dataReplies_.end()) {
-      it->second.set_value(std::move(rest));
-      dataReplies_.erase(it);
-    }
-    return;
+    return fulfil(dataReplies_, id,
+                  std::vector<uint8_t>(message.begin() + 1 + sizeof(uint64_t),
+                                       message.end()));
   }
   case MessageKind::Done: {
     uint64_t opId = reader.get<uint64_t>();
@@ -1016,33 +991,12 @@ void MpiDevice::splitExecute(QueueOp &op) {
         }
         pending = *created;
       }
-      switch (command.kind) {
-      case hal::CommandKind::Dispatch:
-        status = pending->dispatch(
-            buffer.executable(command.executable), command.ordinal,
-            command.workgroups,
-            hal::Span<const uint32_t>(buffer.constants().data() +
-                                          command.firstConstant,
-                                      command.constantCount),
-            operands);
-        break;
-      case hal::CommandKind::Copy:
-        status = pending->copyBuffer(operands[0], operands[1],
-                                     command.length);
-        break;
-      case hal::CommandKind::Fill:
-        status = pending->fillBuffer(operands[0], command.length,
-                                     command.pattern, command.patternLength);
-        break;
-      case hal::CommandKind::Update:
-        status = pending->updateBuffer(
-            buffer.updateBytes().data() + command.firstByte, operands[0],
-            command.byteCount);
-        break;
-      case hal::CommandKind::Barrier:
-        status = pending->executionBarrier();
-        break;
-      }
+      status = pending->recordCommand(
+          command, operands, buffer.constants().data(),
+          buffer.updateBytes().data(),
+          command.kind == hal::CommandKind::Dispatch
+              ? &buffer.executable(command.executable)
+              : nullptr);
     }
   });
   if (status.ok())
@@ -1301,7 +1255,6 @@ createMpiDevice(int rank, const std::string &uri, hal::DeviceOptions options) {
                                           : hal::kSpirvExecutableFormat;
   auto device = Ref<MpiDevice>::adopt(new MpiDevice(
       *client, rank, id, std::move(options), capabilities, format));
-  client->registerDevice(id, device.get());
   return Ref<hal::Device>(device.get());
 }
 

@@ -26,7 +26,7 @@
 //     PeerData       i32 tag, i32 code, str message, u64 length (and, when
 //                    code is 0, the bytes as chunks on tag), to the rank
 //                    that receives a PeerSend's bytes
-//     Created        u32 device, i32 code, str message
+//     Created        u64 device, i32 code, str message
 //     Loaded         u64 executable, i32 code, str message
 //     Done           u64 op, i32 code, str message
 //     ReadData       u64 op, i32 code, str message, u64 length, i32 tag

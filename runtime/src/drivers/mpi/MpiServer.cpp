@@ -21,8 +21,6 @@
 #include <memory>
 #include <unordered_map>
 
-#include <unistd.h>
-
 namespace fleet::runtime::mpi {
 namespace {
 
@@ -57,7 +55,7 @@ private:
   Ref<hal::Fence> readFence(Reader &reader,
                             std::vector<std::pair<uint64_t, uint64_t>> *names);
   Ref<Buffer> buffer(uint64_t id, Status &status);
-  void reply(MessageKind kind, uint64_t id, bool wide, const Status &status);
+  void reply(MessageKind kind, uint64_t id, const Status &status);
   void createDevice(Reader &reader);
   void loadExecutable(Reader &reader);
   void runOp(int source, Reader &reader);
@@ -71,10 +69,10 @@ private:
 
   /// A PeerRecv's target, waiting for its bytes (by tag).
   struct PeerReceive {
-    /// The target's storage is checked when the bytes come: its alloca may
-    /// still wait on the fence the sender waits on.
     /// Failed already: the bytes are taken and dropped.
     bool drainOnly = false;
+    /// The target's storage is checked when the bytes come: its alloca may
+    /// still wait on the fence the sender waits on.
     Status fits() const {
       return checkRange(buffer.get(), offset, length, "target");
     }
@@ -106,14 +104,9 @@ private:
   std::unique_ptr<hal::Tracer> tracer_;
 };
 
-void Server::reply(MessageKind kind, uint64_t id, bool wide,
-                   const Status &status) {
+void Server::reply(MessageKind kind, uint64_t id, const Status &status) {
   Writer writer;
-  writer.put(kind);
-  if (wide)
-    writer.put(id);
-  else
-    writer.put(uint32_t(id));
+  writer.put(kind).put(id);
   writer.put(int32_t(status.code())).putString(status.message());
   transport_.send(0, std::move(writer.bytes));
 }
@@ -165,7 +158,7 @@ void Server::createDevice(Reader &reader) {
     std::lock_guard<std::mutex> lock(mutex_);
     devices_[id] = *device;
   }
-  reply(MessageKind::Created, id, false,
+  reply(MessageKind::Created, id,
         device.ok() ? Status() : device.status());
 }
 
@@ -218,7 +211,7 @@ void Server::loadExecutable(Reader &reader) {
     std::lock_guard<std::mutex> lock(mutex_);
     executables_[id] = *executable;
   }
-  reply(MessageKind::Loaded, id, true,
+  reply(MessageKind::Loaded, id,
         executable.ok() ? Status() : executable.status());
 }
 
@@ -278,32 +271,13 @@ Server::decodeCommandBuffer(hal::Device &device, Reader &reader,
   for (const hal::RecordedCommand &command : commands) {
     hal::Span<const hal::BindingRef> operands(
         bindings.data() + command.firstBinding, command.bindingCount);
-    switch (command.kind) {
-    case hal::CommandKind::Dispatch:
-      FLEET_RETURN_IF_ERROR(buffer->dispatch(
-          *executables[command.executable], command.ordinal,
-          command.workgroups,
-          hal::Span<const uint32_t>(constants.data() + command.firstConstant,
-                                    command.constantCount),
-          operands));
-      break;
-    case hal::CommandKind::Copy:
-      FLEET_RETURN_IF_ERROR(
-          buffer->copyBuffer(operands[0], operands[1], command.length));
-      break;
-    case hal::CommandKind::Fill:
-      FLEET_RETURN_IF_ERROR(buffer->fillBuffer(
-          operands[0], command.length, command.pattern,
-          command.patternLength));
-      break;
-    case hal::CommandKind::Update:
-      FLEET_RETURN_IF_ERROR(buffer->updateBuffer(
-          updateBytes + command.firstByte, operands[0], command.byteCount));
-      break;
-    case hal::CommandKind::Barrier:
-      FLEET_RETURN_IF_ERROR(buffer->executionBarrier());
-      break;
-    }
+    hal::Executable *executable =
+        command.kind == hal::CommandKind::Dispatch &&
+                command.executable < executables.size()
+            ? executables[command.executable].get()
+            : nullptr;
+    FLEET_RETURN_IF_ERROR(buffer->recordCommand(
+        command, operands, constants.data(), updateBytes, executable));
   }
   FLEET_RETURN_IF_ERROR(buffer->finalize());
   return buffer;
@@ -321,15 +295,6 @@ void Server::reportWhenDone(uint64_t opId, Ref<Semaphore> done,
   auto *report = new Report{{}, this, opId, done, std::move(then)};
   // Polled fast until the op is reported.
   transport_.addPendingWork(1);
-  auto fire = [](Report *report, const Status &status) {
-    report->server->transport_.addPendingWork(-1);
-    if (report->then) {
-      report->then(status);
-    } else {
-      report->server->reply(MessageKind::Done, report->opId, true, status);
-    }
-    delete report;
-  };
   report->timepoint.value = 1;
   report->timepoint.userData = report;
   report->timepoint.callback = [](hal::Timepoint &timepoint,
@@ -339,12 +304,12 @@ void Server::reportWhenDone(uint64_t opId, Ref<Semaphore> done,
     if (report->then)
       report->then(status);
     else
-      report->server->reply(MessageKind::Done, report->opId, true, status);
+      report->server->reply(MessageKind::Done, report->opId, status);
     delete report;
   };
   Status reached;
   if (!done->enqueueTimepoint(report->timepoint, reached))
-    fire(report, reached);
+    report->timepoint.callback(report->timepoint, reached);
 }
 
 void Server::runOp(int source, Reader &reader) {
@@ -475,7 +440,7 @@ void Server::runOp(int source, Reader &reader) {
       status = signal->signal();
     else
       signal->fail(status);
-    reply(MessageKind::Done, opId, true, status);
+    reply(MessageKind::Done, opId, status);
     return;
   }
   case RemoteOpKind::PeerSend: {
@@ -533,7 +498,7 @@ void Server::runOp(int source, Reader &reader) {
     if (!status.ok()) {
       // The bytes still come: a placeholder drains them (no second Done).
       signal->fail(status);
-      reply(MessageKind::Done, opId, true, status);
+      reply(MessageKind::Done, opId, status);
       receive.buffer = Ref<Buffer>();
       receive.drainOnly = true;
     }
@@ -579,7 +544,7 @@ void Server::runOp(int source, Reader &reader) {
     // when the device saw it; otherwise fail it here.
     if (!done->isFailed())
       signal->fail(status);
-    reply(MessageKind::Done, opId, true, status);
+    reply(MessageKind::Done, opId, status);
     return;
   }
   reportWhenDone(opId, done);
@@ -598,7 +563,7 @@ void Server::finishPeerReceive(PeerReceive &receive, Status status,
     status = receive.signal->signal();
   else
     receive.signal->fail(status);
-  reply(MessageKind::Done, receive.opId, true, status);
+  reply(MessageKind::Done, receive.opId, status);
 }
 
 void Server::peerData(int source, Reader &reader) {
@@ -704,13 +669,10 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
       tracer_ = std::make_unique<hal::Tracer>();
       tracer_->install();
     }
-    char host[256] = {0};
-    if (gethostname(host, sizeof(host) - 1) != 0)
-      host[0] = '?';
     Writer writer;
     writer.put(MessageKind::TraceStarted).put(id)
         .put(hal::monotonicNanoseconds());
-    writer.putString(host);
+    writer.putString(Transport::hostName());
     transport_.send(0, std::move(writer.bytes));
     return;
   }

@@ -112,6 +112,13 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
   wake_.notify_all();
 }
 
+std::string Transport::hostName() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof(name) - 1) != 0)
+    return "?";
+  return name;
+}
+
 int Transport::nextDataTag() {
   std::lock_guard<std::mutex> lock(mutex_);
   return kFirstDataTag + int(nextTag_++ % dataTagCount_);

@@ -137,6 +137,8 @@ public:
   /// Receives `length` bytes sent by sendWithData into `target` (blocking;
   /// called by the handler right after the control message).
   void receiveData(int source, uint8_t *target, uint64_t length, int dataTag);
+  /// This host's name (gethostname; "?" when it cannot be read).
+  static std::string hostName();
   /// A fresh data tag (rank 0 hands them out).
   int nextDataTag();
   /// Ops this rank waits for (rank 0) or runs (a server): while there are

@@ -115,6 +115,15 @@ public:
   /// command runs.
   Status updateBuffer(const void *source, BindingRef target, uint64_t length);
   Status executionBarrier();
+  /// Records again a command another command buffer recorded (the mpi
+  /// driver moves command buffers between processes and splits them):
+  /// `operands` are its bindings, resolved; `constants` and `updateBytes`
+  /// the recording buffer's arrays it indexes; `executable` the one its
+  /// dispatch runs (null for other commands).
+  Status recordCommand(const RecordedCommand &command,
+                       Span<const BindingRef> operands,
+                       const uint32_t *constants, const uint8_t *updateBytes,
+                       Executable *executable);
   Status finalize();
 
   Device &device() const { return *device_; }
