@@ -2,35 +2,17 @@
 
 #include "drivers/mpi/MpiDevice.h"
 
+#include "drivers/mpi/MpiClient.h"
 #include "drivers/mpi/MpiProtocol.h"
-#include "drivers/mpi/MpiTransport.h"
 #include "fleet/runtime/hal/Driver.h"
 #include "fleet/runtime/hal/Executable.h"
-#include "hal/QueueOp.h"
-
-#include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
-#include <cstdlib>
-#include <future>
-#include <map>
 #include <memory>
-#include <optional>
 #include <unordered_map>
 
 namespace fleet::runtime::mpi {
 namespace {
-
-using hal::Buffer;
-using hal::FenceEntry;
-using hal::QueueOp;
-using hal::QueueOpKind;
-using hal::Ref;
-using hal::Semaphore;
-using hal::Status;
-using hal::StatusCode;
 
 /// Rank 0's record of a buffer's storage: in the server (an id), or in this
 /// process (host-visible memory of the device: staging).
@@ -46,126 +28,6 @@ uint8_t *remoteSentinel(uint64_t id) {
   return reinterpret_cast<uint8_t *>(uintptr_t(0x7ff0ull << 48) |
                                      (id & 0xffffffffffffull));
 }
-
-Status statusFrom(Reader &reader) {
-  auto code = StatusCode(reader.get<int32_t>());
-  std::string message = reader.getString();
-  return code == StatusCode::Ok ? Status() : Status(code, std::move(message));
-}
-
-
-class MpiDevice;
-
-/// Rank 0's side of the transport: requests waiting for replies, ops
-/// waiting for Done, semaphores forwarded to servers.
-class Client {
-public:
-  static hal::StatusOr<Client *> get();
-
-  Transport &transport() { return *transport_; }
-  uint64_t nextId() { return nextId_.fetch_add(1); }
-
-  /// Sends `message` and waits for the reply with `id` (Created, Loaded).
-  Status request(int rank, std::vector<uint8_t> message, uint64_t id,
-                 std::string_view what);
-  /// The same for replies with data (TraceStarted, TraceData): the reply's
-  /// bytes after its kind and id.
-  hal::StatusOr<std::vector<uint8_t>> requestData(int rank,
-                                                  std::vector<uint8_t> message,
-                                                  uint64_t id,
-                                                  std::string_view what);
-  Status startTracing();
-  Status collectTraces(hal::Tracer &tracer);
-
-private:
-  /// Sends `message` to `rank` and waits at most timeoutSeconds() for the
-  /// reply that `handle` files under `id` in `replies`; none when the
-  /// server stayed silent.
-  /// Hands `value` to whoever awaits reply `id` in `replies` (if anyone).
-  template <typename T>
-  void fulfil(std::map<uint64_t, std::promise<T>> &replies, uint64_t id,
-              T value) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = replies.find(id);
-    if (it == replies.end())
-      return;
-    it->second.set_value(std::move(value));
-    replies.erase(it);
-  }
-  template <typename T>
-  std::optional<T> awaitReply(std::map<uint64_t, std::promise<T>> &replies,
-                              int rank, std::vector<uint8_t> message,
-                              uint64_t id);
-
-public:
-
-  void addOp(uint64_t id, std::unique_ptr<QueueOp> op);
-  /// Makes server `rank`'s mirror of `semaphore` reach `value` once rank
-  /// 0's semaphore does (or fail with it).
-  void forward(Semaphore &semaphore, uint64_t value, int rank);
-  /// Writes `fence` for a message to `rank`: each semaphore by its name
-  /// (its address, which stays its name while the client holds it).
-  void putFence(Writer &writer, const hal::Fence *fence, int rank);
-
-  void shutdown();
-  /// Ends op `opId` as a server's Done would (signals or fails its fence).
-  void complete(uint64_t opId, Status status);
-  /// Seconds a server may stay silent while work is pending
-  /// (FLEET_MPI_TIMEOUT_S, default 30).
-  static int timeoutSeconds();
-
-private:
-  void handle(int source, std::vector<uint8_t> &message);
-  /// Pings the servers while ops are pending; fails every pending op when
-  /// one does not answer within timeoutSeconds() (docs/distributed.md
-  /// "Faults").
-  void watch();
-  void declareDead(int rank, int seconds);
-
-  struct Forward {
-    hal::Timepoint timepoint;
-    Client *client;
-    Ref<Semaphore> semaphore;
-    int rank;
-  };
-  static void forwardReached(hal::Timepoint &timepoint, const Status &status);
-  void sendState(Semaphore &semaphore, int rank, const Status &failure);
-
-  Transport *transport_ = nullptr;
-  std::atomic<uint64_t> nextId_{1};
-  std::mutex mutex_;
-  std::map<uint64_t, std::promise<Status>> replies_;
-  std::map<uint64_t, std::promise<std::vector<uint8_t>>> dataReplies_;
-  /// Per rank: server clock minus rank 0's (0 on the same host), and the
-  /// uncertainty of that estimate (half the round trip), in ns.
-  std::vector<int64_t> clockOffset_;
-  std::vector<uint64_t> clockSkew_;
-  std::vector<std::string> hostOf_;
-  std::unordered_map<uint64_t, std::unique_ptr<QueueOp>> ops_;
-  /// Highest value sent per (semaphore, rank); the semaphores are kept
-  /// alive so their addresses stay their names.
-  std::map<std::pair<Semaphore *, int>, uint64_t> forwarded_;
-  /// Every semaphore named to a server, held so that its address (its
-  /// name) is not reused while a server keeps a mirror of it, and the
-  /// ranks that have one. Dropped, with a Forget to those ranks, once no op
-  /// is pending and nothing else holds it (sweepSemaphores).
-  struct Named {
-    Ref<Semaphore> semaphore;
-    std::vector<int> ranks;
-  };
-  std::unordered_map<Semaphore *, Named> semaphores_;
-  void nameLocked(Semaphore &semaphore, int rank);
-  void sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped);
-  bool shutDown_ = false;
-  /// When each rank was last heard from (any message).
-  std::vector<std::chrono::steady_clock::time_point> lastHeard_;
-  std::vector<std::chrono::steady_clock::time_point> lastPing_;
-  /// A server stopped answering: the job ends with MPI_Abort at shutdown,
-  /// since MPI_Finalize would wait for it.
-  std::atomic<bool> serverLost_{false};
-  std::thread watchdog_;
-  std::atomic<bool> stopWatch_{false};
-};
 
 class MpiDevice final : public hal::Device {
 public:
@@ -184,9 +46,6 @@ public:
   void freeMemory(hal::DeviceMemory memory) override;
   hal::StatusOr<Ref<hal::Executable>>
   loadExecutable(const hal::ExecutableSource &source) override;
-
-  /// The Done of a Dealloca: rank 0's buffer gives up its id.
-  void releaseStorage(Buffer &buffer) { allocator().decommit(buffer); }
 
 protected:
   void submit(QueueOp &op) override;
@@ -238,475 +97,6 @@ private:
 };
 
 thread_local bool MpiDevice::deferredAllocation_ = false;
-
-//===----------------------------------------------------------------------===//
-// Client
-//===----------------------------------------------------------------------===//
-
-/// Set once rank 0 created its client (shutdownMpi does nothing before).
-std::atomic<Client *> theClient{nullptr};
-
-hal::StatusOr<Client *> Client::get() {
-  static Client *client = nullptr;
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (client)
-    return client;
-  FLEET_ASSIGN_OR_RETURN(Transport * transport, Transport::get());
-  if (transport->rank() != 0)
-    return hal::makeStatus(StatusCode::FailedPrecondition,
-                           "mpi devices are created by rank 0; rank ",
-                           transport->rank(),
-                           " runs a device server (fleet-run --serve)");
-  client = new Client();
-  client->transport_ = transport;
-  auto now = std::chrono::steady_clock::now();
-  client->lastHeard_.assign(size_t(transport->size()), now);
-  client->lastPing_.assign(size_t(transport->size()), now);
-  client->watchdog_ = std::thread([] { client->watch(); });
-  transport->start([](int source, std::vector<uint8_t> &message) {
-    client->handle(source, message);
-  });
-  // Servers wait for rank 0's Shutdown; a host program that exits without
-  // calling shutdownMpi() still sends it.
-  std::atexit([] { shutdownMpi(); });
-  theClient = client;
-  return client;
-}
-
-template <typename T>
-std::optional<T>
-Client::awaitReply(std::map<uint64_t, std::promise<T>> &replies, int rank,
-                   std::vector<uint8_t> message, uint64_t id) {
-  std::future<T> reply;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    reply = replies[id].get_future();
-  }
-  transport_->send(rank, std::move(message));
-  // A server that does not answer is reported, not waited for forever.
-  if (reply.wait_for(std::chrono::seconds(timeoutSeconds())) !=
-      std::future_status::ready) {
-    serverLost_ = true;
-    return std::nullopt;
-  }
-  return reply.get();
-}
-
-static Status silentServer(int rank, std::string_view what) {
-  return hal::makeStatus(StatusCode::DeadlineExceeded, "device mpi://", rank,
-                         " did not answer within ", Client::timeoutSeconds(),
-                         " s (", what, ")");
-}
-
-Status Client::request(int rank, std::vector<uint8_t> message, uint64_t id,
-                       std::string_view what) {
-  std::optional<Status> reply =
-      awaitReply(replies_, rank, std::move(message), id);
-  return reply ? *reply : silentServer(rank, what);
-}
-
-hal::StatusOr<std::vector<uint8_t>>
-Client::requestData(int rank, std::vector<uint8_t> message, uint64_t id,
-                    std::string_view what) {
-  std::optional<std::vector<uint8_t>> reply =
-      awaitReply(dataReplies_, rank, std::move(message), id);
-  if (!reply)
-    return silentServer(rank, what);
-  return std::move(*reply);
-}
-
-Status Client::startTracing() {
-  size_t size = size_t(transport_->size());
-  clockOffset_.assign(size, 0);
-  clockSkew_.assign(size, 0);
-  hostOf_.assign(size, Transport::hostName());
-  for (int rank = 1; rank < int(size); ++rank) {
-    uint64_t id = nextId();
-    Writer writer;
-    writer.put(MessageKind::TraceStart).put(id);
-    uint64_t sent = hal::monotonicNanoseconds();
-    FLEET_ASSIGN_OR_RETURN(std::vector<uint8_t> reply,
-                           requestData(rank, std::move(writer.bytes), id,
-                                       "starting its trace"));
-    uint64_t received = hal::monotonicNanoseconds();
-    Reader reader(reply);
-    uint64_t serverNow = reader.get<uint64_t>();
-    hostOf_[size_t(rank)] = reader.getString();
-    // The same host shares CLOCK_MONOTONIC; another host's offset is
-    // estimated from this round trip (Cristian's method).
-    if (hostOf_[size_t(rank)] != hostOf_[0]) {
-      clockOffset_[size_t(rank)] =
-          int64_t(serverNow) - int64_t(sent + (received - sent) / 2);
-      clockSkew_[size_t(rank)] = (received - sent) / 2;
-    }
-  }
-  return Status();
-}
-
-Status Client::collectTraces(hal::Tracer &tracer) {
-  for (int rank = 1; rank < transport_->size(); ++rank) {
-    uint64_t id = nextId();
-    Writer writer;
-    writer.put(MessageKind::TraceCollect).put(id);
-    FLEET_ASSIGN_OR_RETURN(std::vector<uint8_t> reply,
-                           requestData(rank, std::move(writer.bytes), id,
-                                       "sending its trace"));
-    Reader reader(reply);
-    hal::RemoteTrace remote;
-    remote.pid = rank + 1;
-    int64_t offset = size_t(rank) < clockOffset_.size()
-                         ? clockOffset_[size_t(rank)]
-                         : 0;
-    std::string host =
-        size_t(rank) < hostOf_.size() ? hostOf_[size_t(rank)] : "?";
-    remote.processName =
-        offset || (size_t(rank) < clockSkew_.size() && clockSkew_[rank])
-            ? hal::concat("rank ", rank, " (", host, "; clock offset ",
-                          offset / 1000, " us, +-",
-                          clockSkew_[size_t(rank)] / 1000, " us)")
-            : hal::concat("rank ", rank, " (", host, ", same clock)");
-    uint32_t tracks = reader.get<uint32_t>();
-    for (uint32_t i = 0; i < tracks && !reader.failed; ++i)
-      remote.tracks.push_back(reader.getString());
-    uint32_t slices = reader.get<uint32_t>();
-    for (uint32_t i = 0; i < slices && !reader.failed; ++i) {
-      hal::TraceSlice slice;
-      slice.id = i + 1;
-      slice.name = reader.getString();
-      slice.track = reader.get<uint32_t>();
-      slice.startNanoseconds = uint64_t(int64_t(reader.get<uint64_t>()) - offset);
-      slice.endNanoseconds = uint64_t(int64_t(reader.get<uint64_t>()) - offset);
-      slice.bytes = reader.get<uint64_t>();
-      slice.failed = reader.get<uint8_t>() != 0;
-      remote.slices.push_back(std::move(slice));
-    }
-    if (reader.failed)
-      return Status(StatusCode::Internal,
-                    hal::concat("rank ", rank, " sent a malformed trace"));
-    tracer.addRemote(std::move(remote));
-  }
-  return Status();
-}
-
-int Client::timeoutSeconds() {
-  const char *env = std::getenv("FLEET_MPI_TIMEOUT_S");
-  int seconds = env ? std::atoi(env) : 0;
-  return seconds > 0 ? seconds : 30;
-}
-
-void Client::watch() {
-  using Clock = std::chrono::steady_clock;
-  const auto limit = std::chrono::seconds(timeoutSeconds());
-  while (!stopWatch_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    int silent = -1;
-    std::vector<int> ping;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto now = Clock::now();
-      for (size_t rank = 1; rank < lastHeard_.size(); ++rank) {
-        if (ops_.empty()) {
-          // Idle servers owe no answer; the clock starts with work.
-          lastHeard_[rank] = now;
-          continue;
-        }
-        if (now - lastHeard_[rank] > limit) {
-          silent = int(rank);
-          break;
-        }
-        if (now - lastHeard_[rank] > limit / 4 &&
-            now - lastPing_[rank] > limit / 4) {
-          lastPing_[rank] = now;
-          ping.push_back(int(rank));
-        }
-      }
-    }
-    for (int rank : ping) {
-      Writer writer;
-      writer.put(MessageKind::Ping).put(uint64_t(0));
-      transport_->send(rank, std::move(writer.bytes));
-    }
-    if (silent > 0)
-      declareDead(silent, timeoutSeconds());
-  }
-}
-
-void Client::declareDead(int rank, int seconds) {
-  serverLost_ = true;
-  std::vector<uint64_t> ids;
-  std::string named;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto &[id, op] : ops_) {
-      ids.push_back(id);
-      auto &device = static_cast<MpiDevice &>(*op->device);
-      if (named.empty() || device.rank() == rank)
-        named = hal::concat(hal::queueOpName(op->kind), " on device '",
-                            device.name(), "'");
-    }
-    lastHeard_[size_t(rank)] = std::chrono::steady_clock::now();
-  }
-  Status status = hal::makeStatus(StatusCode::DeadlineExceeded,
-                                  "device mpi://", rank,
-                                  " did not answer within ", seconds,
-                                  " s (op ", named, ")");
-  for (uint64_t id : ids)
-    complete(id, status);
-}
-
-void Client::addOp(uint64_t id, std::unique_ptr<QueueOp> op) {
-  transport_->addPendingWork(1);
-  std::lock_guard<std::mutex> lock(mutex_);
-  ops_[id] = std::move(op);
-}
-
-void Client::nameLocked(Semaphore &semaphore, int rank) {
-  Named &named = semaphores_[&semaphore];
-  if (!named.semaphore)
-    named.semaphore = Ref<Semaphore>(&semaphore);
-  if (std::find(named.ranks.begin(), named.ranks.end(), rank) ==
-      named.ranks.end())
-    named.ranks.push_back(rank);
-}
-
-void Client::putFence(Writer &writer, const hal::Fence *fence, int rank) {
-  uint32_t count = fence ? uint32_t(fence->entries().size()) : 0;
-  writer.put(count);
-  std::lock_guard<std::mutex> lock(mutex_);
-  for (uint32_t i = 0; i < count; ++i) {
-    const FenceEntry &entry = fence->entries()[i];
-    nameLocked(*entry.semaphore, rank);
-    writer.put(uint64_t(uintptr_t(entry.semaphore.get())));
-    writer.put(entry.value);
-  }
-}
-
-void Client::sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped) {
-  for (auto it = semaphores_.begin(); it != semaphores_.end();) {
-    if (it->second.semaphore->refCount() != 1) {
-      ++it;
-      continue;
-    }
-    for (int rank : it->second.ranks) {
-      Writer writer;
-      writer.put(MessageKind::Forget)
-          .put(uint64_t(uintptr_t(it->first)));
-      transport_->send(rank, std::move(writer.bytes));
-      forwarded_.erase({it->first, rank});
-    }
-    // Released by the caller after unlocking: a semaphore may hold the
-    // last reference to its device, whose teardown must not run under the
-    // client's lock.
-    dropped.push_back(std::move(it->second.semaphore));
-    it = semaphores_.erase(it);
-  }
-}
-
-void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {
-  uint64_t name = uint64_t(uintptr_t(&semaphore));
-  Writer writer;
-  if (!failure.ok() || semaphore.isFailed()) {
-    Status status = failure.ok() ? semaphore.failureStatus() : failure;
-    writer.put(MessageKind::FailSemaphore).put(name)
-        .put(int32_t(status.code()));
-    writer.putString(status.message());
-    transport_->send(rank, std::move(writer.bytes));
-    return;
-  }
-  hal::StatusOr<uint64_t> value = semaphore.query();
-  if (!value.ok())
-    return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    uint64_t &sent = forwarded_[{&semaphore, rank}];
-    if (*value <= sent)
-      return;
-    sent = *value;
-  }
-  writer.put(MessageKind::Signal).put(name).put(*value);
-  transport_->send(rank, std::move(writer.bytes));
-}
-
-void Client::forwardReached(hal::Timepoint &timepoint, const Status &status) {
-  std::unique_ptr<Forward> forward(static_cast<Forward *>(timepoint.userData));
-  forward->client->sendState(*forward->semaphore, forward->rank, status);
-}
-
-void Client::forward(Semaphore &semaphore, uint64_t value, int rank) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    nameLocked(semaphore, rank);
-    auto it = forwarded_.find({&semaphore, rank});
-    if (it != forwarded_.end() && it->second >= value)
-      return;
-  }
-  auto forward = std::make_unique<Forward>();
-  forward->client = this;
-  forward->semaphore = Ref<Semaphore>(&semaphore);
-  forward->rank = rank;
-  forward->timepoint.value = value;
-  forward->timepoint.callback = &Client::forwardReached;
-  forward->timepoint.userData = forward.get();
-  Status reached;
-  if (semaphore.enqueueTimepoint(forward->timepoint, reached)) {
-    (void)forward.release(); // forwardReached owns it now.
-    return;
-  }
-  sendState(semaphore, rank, reached);
-}
-
-void Client::complete(uint64_t opId, Status status) {
-  std::unique_ptr<QueueOp> op;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = ops_.find(opId);
-    if (it == ops_.end())
-      return;
-    op = std::move(it->second);
-    ops_.erase(it);
-  }
-  transport_->addPendingWork(-1);
-  // The op's fences go with it; then, with nothing pending, semaphores
-  // only the client holds are forgotten (their addresses may be reused).
-  Ref<hal::Fence> signal = op->signal;
-  auto &device = static_cast<MpiDevice &>(*op->device);
-  if (status.ok() && op->kind == QueueOpKind::Dealloca &&
-      &op->target->device() == &device)
-    device.releaseStorage(*op->target);
-  device.noteExecuted(!status.ok(), 0);
-  if (op->signal) {
-    if (status.ok()) {
-      for (const FenceEntry &entry : op->signal->entries()) {
-        hal::StatusOr<uint64_t> now = entry.semaphore->query();
-        if (now.ok() && *now >= entry.value)
-          continue;
-        Status signalled = entry.semaphore->signal(entry.value);
-        if (!signalled.ok() && !entry.semaphore->isFailed())
-          entry.semaphore->fail(signalled);
-      }
-    } else {
-      op->signal->fail(status);
-    }
-  }
-  Ref<hal::Device> keep = op->device;
-  op.reset();
-  signal = Ref<hal::Fence>();
-  std::vector<Ref<Semaphore>> dropped;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (ops_.empty())
-      sweepSemaphoresLocked(dropped);
-  }
-  dropped.clear();
-  keep->noteRetired();
-}
-
-void Client::handle(int source, std::vector<uint8_t> &message) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (size_t(source) < lastHeard_.size())
-      lastHeard_[size_t(source)] = std::chrono::steady_clock::now();
-  }
-  Reader reader(message);
-  auto kind = reader.get<MessageKind>();
-  switch (kind) {
-  case MessageKind::Pong:
-    return;
-  case MessageKind::Created:
-  case MessageKind::Loaded: {
-    uint64_t id = reader.get<uint64_t>();
-    return fulfil(replies_, id, statusFrom(reader));
-  }
-  case MessageKind::TraceStarted:
-  case MessageKind::TraceData: {
-    uint64_t id = reader.get<uint64_t>();
-    return fulfil(dataReplies_, id,
-                  std::vector<uint8_t>(message.begin() + 1 + sizeof(uint64_t),
-                                       message.end()));
-  }
-  case MessageKind::Done: {
-    uint64_t opId = reader.get<uint64_t>();
-    complete(opId, statusFrom(reader));
-    return;
-  }
-  case MessageKind::ReadData: {
-    uint64_t opId = reader.get<uint64_t>();
-    Status status = statusFrom(reader);
-    uint64_t length = reader.get<uint64_t>();
-    int tag = reader.get<int32_t>();
-    if (status.ok()) {
-      // The buffer is held while the bytes come: a lost server's ops may be
-      // failed (and freed) meanwhile.
-      Ref<Buffer> held;
-      uint8_t *target = nullptr;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        auto it = ops_.find(opId);
-        if (it != ops_.end()) {
-          held = it->second->target;
-          target = held->storage() + it->second->targetOffset;
-        }
-      }
-      std::vector<uint8_t> scratch;
-      if (!target) {
-        scratch.resize(length);
-        target = scratch.data();
-      }
-      transport_->receiveData(source, target, length, tag);
-      std::lock_guard<std::mutex> lock(mutex_);
-      lastHeard_[size_t(source)] = std::chrono::steady_clock::now();
-    }
-    complete(opId, std::move(status));
-    return;
-  }
-  default:
-    std::fprintf(stderr, "fleet mpi: rank 0 got an unexpected message "
-                         "(kind %d) from rank %d\n",
-                 int(kind), source);
-  }
-}
-
-void Client::shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (shutDown_)
-      return;
-    shutDown_ = true;
-  }
-  // Ops still pending finish first (a server's late bytes need rank 0's
-  // progress thread); the watchdog fails them if a server is lost.
-  for (int waited = 0; waited < timeoutSeconds() * 1000 + 1000; ++waited) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (ops_.empty())
-        break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!ops_.empty())
-      serverLost_ = true;
-  }
-  stopWatch_ = true;
-  if (watchdog_.joinable() &&
-      watchdog_.get_id() != std::this_thread::get_id())
-    watchdog_.join();
-  if (serverLost_) {
-    // MPI_Finalize would wait for the lost server: end the job instead
-    // (mpirun then stops every rank).
-    std::fflush(stdout);
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  for (int rank = 1; rank < transport_->size(); ++rank) {
-    Writer writer;
-    writer.put(MessageKind::Shutdown);
-    transport_->send(rank, std::move(writer.bytes));
-  }
-  transport_->shutdown();
-}
 
 //===----------------------------------------------------------------------===//
 // MpiDevice
@@ -1051,7 +441,8 @@ void MpiDevice::submitPeerCopy(QueueOp &op) {
                op.signal.get(), *op.target, op.targetOffset, source.rank());
   Ref<hal::Fence> wait = op.wait;
   noteBytesCrossDevice(op.length);
-  client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)));
+  client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)),
+                target.rank());
   // The receiving side first, so the bytes usually find it waiting.
   client_.transport().send(target.rank(), std::move(receive));
   if (wait)
@@ -1077,7 +468,7 @@ void MpiDevice::submit(QueueOp &op) {
     if (serverMemory(*op.source) && serverMemory(*op.target))
       return submitPeerCopy(op);
     uint64_t opId = client_.nextId();
-    client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)));
+    client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)), rank_);
     return finishHere(opId,
                       hal::makeStatus(StatusCode::PermissionDenied,
                                       "hal.device.queue.copy on device '",
@@ -1181,7 +572,7 @@ void MpiDevice::submit(QueueOp &op) {
   WriteArgs args{op.queueIndex,   op.signal,       op.source,
                  op.target,       op.sourceOffset, op.targetOffset,
                  op.length};
-  client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)));
+  client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)), rank_);
   if (!status.ok())
     return finishHere(opId, std::move(status));
   if (localMemory) {
@@ -1256,23 +647,6 @@ createMpiDevice(int rank, const std::string &uri, hal::DeviceOptions options) {
   auto device = Ref<MpiDevice>::adopt(new MpiDevice(
       *client, rank, id, std::move(options), capabilities, format));
   return Ref<hal::Device>(device.get());
-}
-
-hal::Status startRemoteTracing() {
-  if (Client *client = theClient.load())
-    return client->startTracing();
-  return hal::Status();
-}
-
-hal::Status collectRemoteTraces(hal::Tracer &tracer) {
-  if (Client *client = theClient.load())
-    return client->collectTraces(tracer);
-  return hal::Status();
-}
-
-void shutdownMpi() {
-  if (Client *client = theClient.load())
-    client->shutdown();
 }
 
 } // namespace fleet::runtime::mpi
