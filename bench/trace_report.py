@@ -29,6 +29,9 @@ child slice per command nested inside it on the same track.
   the kernel, not in a copy); the part whose source and target buffers
   belong to different devices is reported apart as `cross_device_bytes`,
   the figure `--print_statistics` calls "bytes between devices".
+- arrows between processes: in a trace of several MPI ranks (a process
+  per rank), the semaphore-wait arrows whose two ends lie in different
+  processes (cross-rank waits), counted per "from->to" process id.
 Used by scripts/demo and scripts/bench; importable (`analyze(path)`).
 """
 import json
@@ -58,7 +61,8 @@ _QUEUE_OPS = {"copy", "fill", "update", "alloca", "dealloca", "barrier"}
 
 def analyze(path):
     """Returns {devices: {name: {busy_us, slices, bytes_moved}}, makespan_us,
-    overlap, bytes_moved, copies, host_transfer_bytes, host_wait_us}."""
+    overlap, bytes_moved, copies, host_transfer_bytes, host_wait_us,
+    arrows_between_processes}."""
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     # Tracks by (process, thread): a trace of several MPI ranks has a
@@ -123,6 +127,14 @@ def analyze(path):
         devices[name] = {"busy_us": _union_length(info["intervals"]),
                          "slices": info["slices"],
                          "bytes_moved": info["moved"]}
+    # Arrows (semaphore waits) that join two processes: cross-rank waits.
+    starts = {e["id"]: e.get("pid", 1) for e in events if e.get("ph") == "s"}
+    between = {}
+    for event in events:
+        if event.get("ph") == "f" and event["id"] in starts:
+            key = (starts[event["id"]], event.get("pid", 1))
+            if key[0] != key[1]:
+                between[key] = between.get(key, 0) + 1
     makespan = (last - first) if first is not None else 0.0
     busiest = max((d["busy_us"] for d in devices.values()), default=0.0)
     return {
@@ -134,6 +146,8 @@ def analyze(path):
         "copies": copies,
         "host_transfer_bytes": host_bytes,
         "host_wait_us": _union_length(host_wait),
+        "arrows_between_processes": {
+            f"{a}->{b}": n for (a, b), n in sorted(between.items())},
     }
 
 
@@ -156,6 +170,10 @@ def main():
           f"{report['cross_device_bytes']} (--print_statistics' "
           f"\"bytes between devices\")")
     print(f"host transfer bytes: {report['host_transfer_bytes']}")
+    if report["arrows_between_processes"]:
+        print("arrows between processes: " + ", ".join(
+            f"{k}: {n}" for k, n in
+            report["arrows_between_processes"].items()))
 
 
 if __name__ == "__main__":

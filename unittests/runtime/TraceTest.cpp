@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 
 namespace fleet::runtime::hal {
@@ -252,6 +253,54 @@ TEST(TraceTest, ChromeTraceHasTracksSlicesAndFlows) {
 
   // Busy time is measured while tracing.
   EXPECT_GT(d[0].statistics().busyNanoseconds, 0u);
+}
+
+TEST(TraceTest, ArrowsJoinProcesses) {
+  // A device server's tracer numbers its slices from its rank << 48; rank
+  // 0's trace then holds arrows both ways between the two processes.
+  Tracer server((uint64_t(1) << 48) + 1);
+  uint64_t remoteSlice = server.newSliceId();
+  EXPECT_EQ(remoteSlice, (uint64_t(1) << 48) + 1);
+  Tracer tracer;
+  uint64_t first = tracer.newSliceId(), last = tracer.newSliceId();
+  uint64_t base = monotonicNanoseconds();
+  auto slice = [&](uint64_t id, uint32_t track, uint64_t start) {
+    TraceSlice s;
+    s.id = id;
+    s.track = track;
+    s.name = "s" + std::to_string(id & 0xffff);
+    s.startNanoseconds = base + start;
+    s.endNanoseconds = base + start + 1000;
+    return s;
+  };
+  tracer.addSlice(slice(first, 0, 0));
+  tracer.addSlice(slice(last, 0, 4000));
+  RemoteTrace remote;
+  remote.pid = 2;
+  remote.processName = "rank 1";
+  remote.tracks = {"host", "mpi://1/local-task queue 0"};
+  remote.slices.push_back(slice(remoteSlice, 1, 2000));
+  remote.flows.emplace_back(first, remoteSlice); // rank 0 -> rank 1
+  remote.flows.emplace_back(remoteSlice, 12345); // an unknown end: dropped
+  tracer.addRemote(std::move(remote));
+  tracer.addFlow(remoteSlice, last); // rank 1 -> rank 0
+
+  Json trace;
+  std::string text = tracer.toChromeJson();
+  ASSERT_TRUE(JsonReader(text).parse(trace)) << text;
+  std::map<double, double> startPid, endPid;
+  for (const Json &event : trace["traceEvents"].array) {
+    if (event["ph"].string == "s")
+      startPid[event["id"].number] = event["pid"].number;
+    if (event["ph"].string == "f")
+      endPid[event["id"].number] = event["pid"].number;
+  }
+  ASSERT_EQ(startPid.size(), 2u) << text;
+  std::multiset<std::pair<double, double>> arrows;
+  for (auto [id, pid] : startPid)
+    arrows.insert({pid, endPid[id]});
+  EXPECT_EQ(arrows, (std::multiset<std::pair<double, double>>{{1, 2},
+                                                              {2, 1}}));
 }
 
 TEST(TraceTest, NoRecordingWithoutTracer) {

@@ -63,7 +63,8 @@ uint64_t monotonicNanoseconds() {
                       .count());
 }
 
-Tracer::Tracer() : epochNanoseconds_(monotonicNanoseconds()) {
+Tracer::Tracer(uint64_t firstSliceId)
+    : nextSliceId_(firstSliceId), epochNanoseconds_(monotonicNanoseconds()) {
   tracks_.push_back("host");
 }
 
@@ -171,37 +172,8 @@ std::string Tracer::toChromeJson() const {
            std::to_string(track + 1) +
            ",\"args\":{\"sort_index\":" + std::to_string(track) + "}}";
   }
-  std::unordered_map<uint64_t, size_t> byId;
-  for (size_t i = 0; i < slices_.size(); ++i) {
-    const TraceSlice &slice = slices_[i];
-    byId[slice.id] = i;
+  for (const TraceSlice &slice : slices_)
     appendSlice(slice, "1");
-  }
-  // Flow arrows: "s" inside the signalling slice, "f" bound to the start of
-  // the waiting one ("bp":"e" binds to the enclosing slice).
-  uint64_t flowId = 0;
-  for (const auto &[from, to] : flows_) {
-    auto source = byId.find(from);
-    auto target = byId.find(to);
-    if (source == byId.end() || target == byId.end())
-      continue;
-    const TraceSlice &a = slices_[source->second];
-    const TraceSlice &b = slices_[target->second];
-    ++flowId;
-    begin();
-    out += "{\"name\":\"semaphore\",\"cat\":\"wait\",\"ph\":\"s\",\"id\":" +
-           std::to_string(flowId) + ",\"pid\":1,\"tid\":" +
-           std::to_string(a.track + 1) + ",\"ts\":" +
-           relative(a.startNanoseconds +
-                    (a.endNanoseconds - a.startNanoseconds) / 2) +
-           "}";
-    begin();
-    out += "{\"name\":\"semaphore\",\"cat\":\"wait\",\"ph\":\"f\",\"bp\":"
-           "\"e\",\"id\":" +
-           std::to_string(flowId) + ",\"pid\":1,\"tid\":" +
-           std::to_string(b.track + 1) + ",\"ts\":" +
-           relative(b.startNanoseconds) + "}";
-  }
   for (const RemoteTrace &remote : remotes_) {
     std::string pid = std::to_string(remote.pid);
     begin();
@@ -223,6 +195,45 @@ std::string Tracer::toChromeJson() const {
     for (const TraceSlice &slice : remote.slices)
       appendSlice(slice, pid);
   }
+  // Flow arrows: "s" inside the signalling slice, "f" bound to the start of
+  // the waiting one ("bp":"e" binds to the enclosing slice). Slice ids are
+  // unique across the processes, so an arrow may join two of them.
+  std::unordered_map<uint64_t, std::pair<const TraceSlice *, int>> byId;
+  for (const TraceSlice &slice : slices_)
+    byId[slice.id] = {&slice, 1};
+  for (const RemoteTrace &remote : remotes_)
+    for (const TraceSlice &slice : remote.slices)
+      byId[slice.id] = {&slice, remote.pid};
+  uint64_t flowId = 0;
+  auto appendFlow = [&](uint64_t from, uint64_t to) {
+    auto source = byId.find(from);
+    auto target = byId.find(to);
+    if (source == byId.end() || target == byId.end())
+      return;
+    const TraceSlice &a = *source->second.first;
+    const TraceSlice &b = *target->second.first;
+    ++flowId;
+    begin();
+    out += "{\"name\":\"semaphore\",\"cat\":\"wait\",\"ph\":\"s\",\"id\":" +
+           std::to_string(flowId) +
+           ",\"pid\":" + std::to_string(source->second.second) +
+           ",\"tid\":" + std::to_string(a.track + 1) + ",\"ts\":" +
+           relative(a.startNanoseconds +
+                    (a.endNanoseconds - a.startNanoseconds) / 2) +
+           "}";
+    begin();
+    out += "{\"name\":\"semaphore\",\"cat\":\"wait\",\"ph\":\"f\",\"bp\":"
+           "\"e\",\"id\":" +
+           std::to_string(flowId) +
+           ",\"pid\":" + std::to_string(target->second.second) +
+           ",\"tid\":" + std::to_string(b.track + 1) + ",\"ts\":" +
+           relative(b.startNanoseconds) + "}";
+  };
+  for (const auto &[from, to] : flows_)
+    appendFlow(from, to);
+  for (const RemoteTrace &remote : remotes_)
+    for (const auto &[from, to] : remote.flows)
+      appendFlow(from, to);
   out += "\n]}\n";
   return out;
 }

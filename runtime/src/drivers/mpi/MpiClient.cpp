@@ -152,7 +152,7 @@ Status Client::collectTraces(hal::Tracer &tracer) {
     uint32_t slices = reader.get<uint32_t>();
     for (uint32_t i = 0; i < slices && !reader.failed; ++i) {
       hal::TraceSlice slice;
-      slice.id = i + 1;
+      slice.id = reader.get<uint64_t>();
       slice.name = reader.getString();
       slice.track = reader.get<uint32_t>();
       slice.startNanoseconds = uint64_t(int64_t(reader.get<uint64_t>()) - offset);
@@ -160,6 +160,11 @@ Status Client::collectTraces(hal::Tracer &tracer) {
       slice.bytes = reader.get<uint64_t>();
       slice.failed = reader.get<uint8_t>() != 0;
       remote.slices.push_back(std::move(slice));
+    }
+    uint32_t flows = reader.get<uint32_t>();
+    for (uint32_t i = 0; i < flows && !reader.failed; ++i) {
+      uint64_t from = reader.get<uint64_t>();
+      remote.flows.emplace_back(from, reader.get<uint64_t>());
     }
     if (reader.failed)
       return Status(StatusCode::Internal,
@@ -303,7 +308,8 @@ void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {
       return;
     sent = *value;
   }
-  writer.put(MessageKind::Signal).put(name).put(*value);
+  writer.put(MessageKind::Signal).put(name).put(*value)
+      .put(semaphore.lastSignalerSlice());
   transport_->send(rank, std::move(writer.bytes));
 }
 
@@ -335,7 +341,7 @@ void Client::forward(Semaphore &semaphore, uint64_t value, int rank) {
   sendState(semaphore, rank, reached);
 }
 
-void Client::complete(uint64_t opId, Status status) {
+void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   std::unique_ptr<QueueOp> op;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -361,6 +367,9 @@ void Client::complete(uint64_t opId, Status status) {
         hal::StatusOr<uint64_t> now = entry.semaphore->query();
         if (now.ok() && *now >= entry.value)
           continue;
+        // What waits on it in rank 0 draws its arrow from the server's op.
+        if (slice)
+          entry.semaphore->setLastSignalerSlice(slice);
         Status signalled = entry.semaphore->signal(entry.value);
         if (!signalled.ok() && !entry.semaphore->isFailed())
           entry.semaphore->fail(signalled);
@@ -407,7 +416,8 @@ void Client::handle(int source, std::vector<uint8_t> &message) {
   }
   case MessageKind::Done: {
     uint64_t opId = reader.get<uint64_t>();
-    complete(opId, statusFrom(reader));
+    Status status = statusFrom(reader);
+    complete(opId, std::move(status), reader.get<uint64_t>());
     return;
   }
   case MessageKind::ReadData: {
@@ -415,6 +425,7 @@ void Client::handle(int source, std::vector<uint8_t> &message) {
     Status status = statusFrom(reader);
     uint64_t length = reader.get<uint64_t>();
     int tag = reader.get<int32_t>();
+    uint64_t slice = reader.get<uint64_t>();
     if (status.ok()) {
       // The buffer is held while the bytes come: a lost server's ops may be
       // failed (and freed) meanwhile.
@@ -437,7 +448,7 @@ void Client::handle(int source, std::vector<uint8_t> &message) {
       std::lock_guard<std::mutex> lock(mutex_);
       lastHeard_[size_t(source)] = std::chrono::steady_clock::now();
     }
-    complete(opId, std::move(status));
+    complete(opId, std::move(status), slice);
     return;
   }
   default:

@@ -99,8 +99,9 @@ public:
   void putFence(Writer &writer, const hal::Fence *fence, int rank);
 
   void shutdown();
-  /// Ends op `opId` as a server's Done would (signals or fails its fence).
-  void complete(uint64_t opId, Status status);
+  /// Ends op `opId` as a server's Done would (signals or fails its fence);
+  /// `slice` is the server's trace slice of it (0: none).
+  void complete(uint64_t opId, Status status, uint64_t slice = 0);
   /// Seconds a server may stay silent while work is pending
   /// (FLEET_MPI_TIMEOUT_S, default 30).
   static int timeoutSeconds();

@@ -19,7 +19,8 @@
 //     Op             u32 device, u64 op, u8 RemoteOpKind, u64 queue index,
 //                    waits, signals (u32 n + n x (u64 semaphore, u64 value)),
 //                    then the kind's fields (MpiDevice.cpp encodeOp)
-//     Signal         u64 semaphore, u64 value
+//     Signal         u64 semaphore, u64 value, u64 slice (the trace slice
+//                    that signalled it, 0 untraced)
 //     FailSemaphore  u64 semaphore, i32 code, str message
 //     Shutdown
 //   server -> rank 0
@@ -28,9 +29,15 @@
 //                    that receives a PeerSend's bytes
 //     Created        u64 device, i32 code, str message
 //     Loaded         u64 executable, i32 code, str message
-//     Done           u64 op, i32 code, str message
-//     ReadData       u64 op, i32 code, str message, u64 length, i32 tag
-//                    (and, when code is 0, the bytes as chunks on tag)
+//     Done           u64 op, i32 code, str message, u64 slice (the trace
+//                    slice of the device op that ran it, 0 untraced)
+//     ReadData       u64 op, i32 code, str message, u64 length, i32 tag,
+//                    u64 slice (and, when code is 0, the bytes as chunks on
+//                    tag)
+//
+// Trace slice ids are unique across the ranks (a server's start at its rank
+// << 48), so Signal and Done carry the slice that signalled a semaphore and
+// the trace draws arrows between ranks (docs/distributed.md "Trace").
 //
 // Semaphores are named by rank 0's semaphore (its address, kept alive by
 // the device); a server keeps one mirror semaphore per name.
@@ -71,7 +78,9 @@ enum class MessageKind : uint8_t {
   TraceStarted,
   /// rank 0 -> server: u64 request. The server stops recording and answers
   /// TraceData: u64 request, u32 n + n str track names, u32 m + m slices
-  /// (str name, u32 track, u64 start ns, u64 end ns, u64 bytes, u8 failed).
+  /// (u64 id, str name, u32 track, u64 start ns, u64 end ns, u64 bytes, u8
+  /// failed), u32 k + k arrows (u64 from, u64 to). A server's slice ids
+  /// start at its rank << 48; an arrow's `from` may be rank 0's slice.
   TraceCollect,
   TraceData,
 };

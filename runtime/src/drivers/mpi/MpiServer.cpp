@@ -56,6 +56,10 @@ private:
                             std::vector<std::pair<uint64_t, uint64_t>> *names);
   Ref<Buffer> buffer(uint64_t id, Status &status);
   void reply(MessageKind kind, uint64_t id, const Status &status);
+  /// Reports op `opId` to rank 0 (Done); `slice` is the trace slice of the
+  /// device op that ran it (0 untraced), the start of an arrow to what
+  /// waits for it in rank 0.
+  void sendDone(uint64_t opId, const Status &status, uint64_t slice = 0);
   void createDevice(Reader &reader);
   void loadExecutable(Reader &reader);
   void runOp(int source, Reader &reader);
@@ -108,6 +112,14 @@ void Server::reply(MessageKind kind, uint64_t id, const Status &status) {
   Writer writer;
   writer.put(kind).put(id);
   writer.put(int32_t(status.code())).putString(status.message());
+  transport_.send(0, std::move(writer.bytes));
+}
+
+void Server::sendDone(uint64_t opId, const Status &status, uint64_t slice) {
+  Writer writer;
+  writer.put(MessageKind::Done).put(opId);
+  writer.put(int32_t(status.code())).putString(status.message());
+  writer.put(slice);
   transport_.send(0, std::move(writer.bytes));
 }
 
@@ -304,7 +316,8 @@ void Server::reportWhenDone(uint64_t opId, Ref<Semaphore> done,
     if (report->then)
       report->then(status);
     else
-      report->server->reply(MessageKind::Done, report->opId, status);
+      report->server->sendDone(report->opId, status,
+                           report->done->lastSignalerSlice());
     delete report;
   };
   Status reached;
@@ -440,7 +453,7 @@ void Server::runOp(int source, Reader &reader) {
       status = signal->signal();
     else
       signal->fail(status);
-    reply(MessageKind::Done, opId, status);
+    sendDone(opId, status);
     return;
   }
   case RemoteOpKind::PeerSend: {
@@ -498,7 +511,7 @@ void Server::runOp(int source, Reader &reader) {
     if (!status.ok()) {
       // The bytes still come: a placeholder drains them (no second Done).
       signal->fail(status);
-      reply(MessageKind::Done, opId, status);
+      sendDone(opId, status);
       receive.buffer = Ref<Buffer>();
       receive.drainOnly = true;
     }
@@ -510,14 +523,15 @@ void Server::runOp(int source, Reader &reader) {
     uint64_t offset = reader.get<uint64_t>();
     uint64_t length = reader.get<uint64_t>();
     int tag = reader.get<int32_t>();
-    auto sendBytes = [this, opId, from, offset, length,
-                      tag](const Status &reached) {
+    auto sendBytes = [this, opId, from, offset, length, tag,
+                      done](const Status &reached) {
       Status status = reached;
       if (status.ok())
         status = checkRange(from.get(), offset, length, "source");
       Writer writer;
       writer.put(MessageKind::ReadData).put(opId).put(int32_t(status.code()));
       writer.putString(status.message()).put(length).put(int32_t(tag));
+      writer.put(done->lastSignalerSlice());
       if (!status.ok()) {
         transport_.send(0, std::move(writer.bytes));
         return;
@@ -544,7 +558,7 @@ void Server::runOp(int source, Reader &reader) {
     // when the device saw it; otherwise fail it here.
     if (!done->isFailed())
       signal->fail(status);
-    reply(MessageKind::Done, opId, status);
+    sendDone(opId, status);
     return;
   }
   reportWhenDone(opId, done);
@@ -563,7 +577,7 @@ void Server::finishPeerReceive(PeerReceive &receive, Status status,
     status = receive.signal->signal();
   else
     receive.signal->fail(status);
-  reply(MessageKind::Done, receive.opId, status);
+  sendDone(receive.opId, status);
 }
 
 void Server::peerData(int source, Reader &reader) {
@@ -643,9 +657,14 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
   case MessageKind::Signal: {
     Semaphore &semaphore = mirror(reader.get<uint64_t>());
     uint64_t value = reader.get<uint64_t>();
+    uint64_t slice = reader.get<uint64_t>();
     hal::StatusOr<uint64_t> now = semaphore.query();
-    if (now.ok() && *now < value)
+    if (now.ok() && *now < value) {
+      // What waits on the mirror draws its arrow from rank 0's slice.
+      if (slice)
+        semaphore.setLastSignalerSlice(slice);
       (void)semaphore.signal(value);
+    }
     return;
   }
   case MessageKind::FailSemaphore: {
@@ -666,7 +685,8 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
   case MessageKind::TraceStart: {
     uint64_t id = reader.get<uint64_t>();
     if (!tracer_) {
-      tracer_ = std::make_unique<hal::Tracer>();
+      tracer_ = std::make_unique<hal::Tracer>(
+          (uint64_t(transport_.rank()) << 48) + 1);
       tracer_->install();
     }
     Writer writer;
@@ -682,10 +702,12 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
     writer.put(MessageKind::TraceData).put(id);
     std::vector<std::string> tracks;
     std::vector<hal::TraceSlice> slices;
+    std::vector<std::pair<uint64_t, uint64_t>> flows;
     if (tracer_) {
       tracer_->uninstall();
       tracks = tracer_->trackNames();
       slices = tracer_->slices();
+      flows = tracer_->flows();
       tracer_.reset();
     }
     writer.put(uint32_t(tracks.size()));
@@ -693,10 +715,13 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
       writer.putString(track);
     writer.put(uint32_t(slices.size()));
     for (const hal::TraceSlice &slice : slices) {
-      writer.putString(slice.name).put(slice.track)
+      writer.put(slice.id).putString(slice.name).put(slice.track)
           .put(slice.startNanoseconds).put(slice.endNanoseconds)
           .put(slice.bytes).put(uint8_t(slice.failed));
     }
+    writer.put(uint32_t(flows.size()));
+    for (const auto &[from, to] : flows)
+      writer.put(from).put(to);
     transport_.send(0, std::move(writer.bytes));
     return;
   }

@@ -69,11 +69,17 @@ struct RemoteTrace {
   /// Track names by TraceSlice::track.
   std::vector<std::string> tracks;
   std::vector<TraceSlice> slices;
+  /// Arrows (from, to) by slice id; either end may be a slice of another
+  /// process of the trace (a cross-rank wait).
+  std::vector<std::pair<uint64_t, uint64_t>> flows;
 };
 
 class Tracer {
 public:
-  Tracer();
+  /// Slice ids start at `firstSliceId`: a device server's tracer starts
+  /// at its rank << 48, so slice ids stay unique across the processes of
+  /// one trace and arrows may join them (docs/distributed.md "Trace").
+  explicit Tracer(uint64_t firstSliceId = 1);
   ~Tracer();
   Tracer(const Tracer &) = delete;
   Tracer &operator=(const Tracer &) = delete;
@@ -96,7 +102,8 @@ public:
   /// The "host" track.
   uint32_t hostTrack() const { return 0; }
   void addSlice(TraceSlice slice);
-  /// An arrow from slice `from` to slice `to` (a semaphore wait).
+  /// An arrow from slice `from` to slice `to` (a semaphore wait); `from`
+  /// may be another process's slice (added with addRemote).
   void addFlow(uint64_t from, uint64_t to);
   /// Adds another process's slices (written after this process's).
   void addRemote(RemoteTrace remote);
