@@ -21,6 +21,14 @@
        bandwidth of a plain MPI ping-pong of the same size between the same
        two ranks (bench/mpi/PingPong.c, best of 20 round trips), measured in
        the same run. Goal >= 0.8.
+  MP4  Cross-rank wait latency: the round trip of a wait through a device
+       in rank 1 (bench/mpi/WaitLatency.cpp), median of 1,000 rounds after
+       100 untimed: rank 0's host signals a semaphore that a barrier on
+       mpi://1/local-task waits on, and waits on the semaphore the barrier
+       signals. Reported beside the same round trip through a local-task
+       device in one process and a plain MPI ping-pong of 8 bytes (the
+       floor: both sides spinning), same run. No goal (the issue asks for
+       the figure).
 Skipped, with the reason, when the build has no mpi driver or mpirun is
 missing. The runs hold /tmp/fleet-build.lock so builds do not run beside
 them.
@@ -73,16 +81,8 @@ def _bandwidth(build, rows, tools, work, mpirun, env_path):
         ms = _median_ms(out)
         if code != 0 or ms is None:
             raise RuntimeError(f"fleet-run move{name}: {out[-200:]}")
-        # The ping-pong is both ranks of one mpirun, with the flags of
-        # test/MPI/Inputs/mpirun.sh.
-        root = ["--allow-run-as-root"] if os.getuid() == 0 else []
         code, out = tools["capture"](tools["locked"](
-            ["timeout", "120", "mpirun"] + root + [
-                "--oversubscribe", "--mca", "btl", "self,vader,tcp",
-                "--mca", "btl_tcp_if_include", "lo",
-                "--mca", "oob_tcp_if_include", "lo",
-                "--mca", "btl_vader_single_copy_mechanism", "none",
-                "-np", "2", pingpong, str(size), "20"]))
+            _mpirun_flags() + ["-np", "2", pingpong, str(size), "20"]))
         match = re.search(r"pingpong \d+ bytes: ([0-9.]+) GB/s", out)
         if not match:
             raise RuntimeError(f"fleet-mpi-pingpong: {out[-200:]}")
@@ -93,6 +93,46 @@ def _bandwidth(build, rows, tools, work, mpirun, env_path):
                      f"call), MPI ping-pong {mpi_gbs:.2f} GB/s")
 
 
+def _mpirun_flags():
+    """The flags of test/MPI/Inputs/mpirun.sh, for programs that are both
+    ranks of one mpirun."""
+    root = ["--allow-run-as-root"] if os.getuid() == 0 else []
+    return ["timeout", "120", "mpirun"] + root + [
+        "--oversubscribe", "--mca", "btl", "self,vader,tcp",
+        "--mca", "btl_tcp_if_include", "lo",
+        "--mca", "oob_tcp_if_include", "lo",
+        "--mca", "btl_vader_single_copy_mechanism", "none"]
+
+
+def _wait_latency(build, rows, tools, mpirun, env_path):
+    """MP4: median round trip of a wait through a remote device."""
+    row = rows.get("MP4")
+    if row is None:
+        return
+    bin_ = os.path.join(build, "bin")
+    probe = os.path.join(bin_, "fleet-mpi-wait-latency")
+    pattern = r"wait round trip: median ([0-9.]+) us"
+    code, out = tools["capture"](tools["locked"](
+        ["env", f"PATH={env_path}", mpirun, "2", probe,
+         "mpi://1/local-task", "1000"]))
+    remote = re.search(pattern, out)
+    code_local, out_local = tools["capture"](tools["locked"](
+        [probe, "local-task", "1000"]))
+    local = re.search(pattern, out_local)
+    code_pp, out_pp = tools["capture"](tools["locked"](
+        _mpirun_flags() + ["-np", "2", os.path.join(bin_,
+                                                   "fleet-mpi-pingpong"),
+                           "8", "1000"]))
+    floor = re.search(r"round trip median ([0-9.]+) us", out_pp)
+    if code or not remote or code_local or not local or code_pp or not floor:
+        raise RuntimeError("wait latency: " +
+                           (out + out_local + out_pp)[-300:])
+    us = float(remote.group(1))
+    row.set(us, text=f"{us:.0f} us",
+            note=f"local-task device in one process {float(local.group(1)):.0f}"
+                 f" us; MPI ping-pong of 8 B {float(floor.group(1)):.1f} us")
+
+
 def rows(Row):
     return [
         Row("MP1", "2-rank transformer speed-up / 2 local devices",
@@ -100,7 +140,10 @@ def rows(Row):
         Row("MP2", "bytes between ranks / minimum", "1.00",
             lambda v: abs(v - 1.0) < 1e-9),
     ] + [Row(f"MP3-{name}", f"transfer to rank 1, {name}, / MPI ping-pong",
-             ">= 0.8", lambda v: v >= 0.8) for name, _ in SIZES]
+             ">= 0.8", lambda v: v >= 0.8) for name, _ in SIZES] + [
+        Row("MP4", "cross-rank wait round trip, median of 1,000",
+            "reported", None),
+    ]
 
 
 def _median_ms(out):
@@ -211,6 +254,7 @@ def measure(build, rows, tools):
                 f" ms ({local:.2f}x); 2 ranks {best['remote']:.1f} ms "
                 f"({remote:.2f}x); best of {ROUNDS}"))
         _bandwidth(build, rows, tools, work, mpirun, env_path)
+        _wait_latency(build, rows, tools, mpirun, env_path)
         if "MP2" in rows:
             code, out = tools["capture"](tools["locked"](
                 commands["remote"] + common + [
