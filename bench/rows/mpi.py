@@ -19,8 +19,10 @@
        device to device B in rank 1, bytes over the median call time
        (`--timed_runs=20`, results not read back), over the one-way
        bandwidth of a plain MPI ping-pong of the same size between the same
-       two ranks (bench/mpi/PingPong.c, best of 20 round trips), measured in
-       the same run. Goal >= 0.8.
+       two ranks (bench/mpi/PingPong.c, its median round trip of 200 at 1
+       MiB and 20 at 64 MiB: its best round trip swung between 1.8 and 22
+       GB/s at 1 MiB from run to run, cache-hot), measured in the same run.
+       Goal >= 0.8.
   MP4  Cross-rank wait latency: the round trip of a wait through a device
        in rank 1 (bench/mpi/WaitLatency.cpp), median of 1,000 rounds after
        100 untimed: rank 0's host signals a semaphore that a barrier on
@@ -42,6 +44,8 @@ import tempfile
 ROUNDS = 3
 MICRO_BATCHES = 16
 SIZES = (("1MiB", 1 << 20), ("64MiB", 64 << 20))
+# Round trips of the reference ping-pong per size (its median is used).
+PINGPONG_ROUNDS = {"1MiB": 200, "64MiB": 20}
 
 TRANSFER = """module {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
@@ -82,8 +86,10 @@ def _bandwidth(build, rows, tools, work, mpirun, env_path):
         if code != 0 or ms is None:
             raise RuntimeError(f"fleet-run move{name}: {out[-200:]}")
         code, out = tools["capture"](tools["locked"](
-            _mpirun_flags() + ["-np", "2", pingpong, str(size), "20"]))
-        match = re.search(r"pingpong \d+ bytes: ([0-9.]+) GB/s", out)
+            _mpirun_flags() + ["-np", "2", pingpong, str(size),
+                               str(PINGPONG_ROUNDS[name])]))
+        match = re.search(r"pingpong \d+ bytes: [0-9.]+ GB/s best, "
+                          r"([0-9.]+) GB/s median", out)
         if not match:
             raise RuntimeError(f"fleet-mpi-pingpong: {out[-200:]}")
         mpi_gbs = float(match.group(1))

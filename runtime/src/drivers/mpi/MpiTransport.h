@@ -4,11 +4,14 @@
 // initialized once with MPI_THREAD_MULTIPLE; a sender thread sends queued
 // messages in order (non-blocking sends it waits for, so a large transfer
 // never blocks the thread that queued it; waits test and sleep rather than
-// spin, as OpenMPI's blocking calls do), and a progress thread receives control messages
-// and hands each to the installed handler. Idle, the progress thread polls
-// with MPI_Iprobe and sleeps between polls (backing off to 1 ms, and 5 ms
-// after 100 ms without messages), so a waiting rank uses a small fraction
-// of a core (OpenMPI's blocking receive spins).
+// spin, as OpenMPI's blocking calls do), and a progress thread receives
+// control messages and hands each to the installed handler. The progress
+// thread probes with MPI_Iprobe: back to back, yielding the core between
+// probes, within FLEET_MPI_SPIN_US (default 2 ms) of the last message this
+// rank sent or received; after that it sleeps between probes (at most 50 us
+// while work is pending, backing off to 1 ms, and 5 ms after 100 ms without
+// messages), so a waiting rank uses a small fraction of a core (OpenMPI's
+// blocking receive spins). docs/distributed.md "Timelines across ranks".
 //
 // Message framing: a control message is one MPI message on kControlTag whose
 // bytes are a MessageKind and its fields (Writer/Reader). Bulk bytes travel
@@ -30,6 +33,7 @@
 #include "fleet/runtime/hal/Status.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
@@ -158,6 +162,16 @@ private:
   Transport() = default;
   void senderLoop();
   void progressLoop();
+  void noteActivity() {
+    lastActivityNs_.store(
+        std::chrono::steady_clock::now().time_since_epoch().count(),
+        std::memory_order_relaxed);
+  }
+  std::chrono::steady_clock::time_point lastActivity() const {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(
+            lastActivityNs_.load(std::memory_order_relaxed)));
+  }
 
   struct Outgoing {
     int destination;
@@ -178,6 +192,8 @@ private:
   bool sending_ = false;
   std::atomic<bool> stopping_{false};
   std::atomic<int> pendingWork_{0};
+  /// When this rank last sent or received a message (steady clock ns).
+  std::atomic<int64_t> lastActivityNs_{0};
   bool progressDone_ = false;
   bool finalized_ = false;
   std::thread sender_;
