@@ -29,8 +29,9 @@
        mpi://1/local-task waits on, and waits on the semaphore the barrier
        signals. Reported beside the same round trip through a local-task
        device in one process and a plain MPI ping-pong of 8 bytes (the
-       floor: both sides spinning), same run. No goal (the issue asks for
-       the figure).
+       floor: both sides spinning), and a chain of barriers on rank 1 and
+       rank 2 (rank 2 waits on rank 1: a wait between two servers), same
+       run. No goal (the issue asks for the figure).
 Skipped, with the reason, when the build has no mpi driver or mpirun is
 missing. The runs hold /tmp/fleet-build.lock so builds do not run beside
 them.
@@ -130,13 +131,19 @@ def _wait_latency(build, rows, tools, mpirun, env_path):
                                                    "fleet-mpi-pingpong"),
                            "8", "1000"]))
     floor = re.search(r"round trip median ([0-9.]+) us", out_pp)
-    if code or not remote or code_local or not local or code_pp or not floor:
+    code_chain, out_chain = tools["capture"](tools["locked"](
+        ["env", f"PATH={env_path}", mpirun, "3", probe,
+         "mpi://1/local-task", "mpi://2/local-task", "1000"]))
+    chain = re.search(pattern, out_chain)
+    if code or not remote or code_local or not local or code_pp or \
+            not floor or code_chain or not chain:
         raise RuntimeError("wait latency: " +
-                           (out + out_local + out_pp)[-300:])
+                           (out + out_local + out_pp + out_chain)[-300:])
     us = float(remote.group(1))
     row.set(us, text=f"{us:.0f} us",
             note=f"local-task device in one process {float(local.group(1)):.0f}"
-                 f" us; MPI ping-pong of 8 B {float(floor.group(1)):.1f} us")
+                 f" us; MPI ping-pong of 8 B {float(floor.group(1)):.1f} us;"
+                 f" chain rank 1 -> rank 2 {float(chain.group(1)):.0f} us")
 
 
 def rows(Row):

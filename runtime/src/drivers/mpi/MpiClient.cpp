@@ -245,23 +245,31 @@ void Client::addOp(uint64_t id, std::unique_ptr<QueueOp> op, int rank) {
   ops_[id] = Pending{std::move(op), rank};
 }
 
-void Client::nameLocked(Semaphore &semaphore, int rank) {
+Client::Named &Client::nameLocked(Semaphore &semaphore, int rank) {
   Named &named = semaphores_[&semaphore];
-  if (!named.semaphore)
+  if (!named.semaphore) {
     named.semaphore = Ref<Semaphore>(&semaphore);
+    named.name = nextId();
+  }
   if (std::find(named.ranks.begin(), named.ranks.end(), rank) ==
       named.ranks.end())
     named.ranks.push_back(rank);
+  return named;
 }
 
-void Client::putFence(Writer &writer, const hal::Fence *fence, int rank) {
+void Client::putFence(Writer &writer, const hal::Fence *fence, int rank,
+                      bool signals) {
   uint32_t count = fence ? uint32_t(fence->entries().size()) : 0;
   writer.put(count);
   std::lock_guard<std::mutex> lock(mutex_);
   for (uint32_t i = 0; i < count; ++i) {
     const FenceEntry &entry = fence->entries()[i];
-    nameLocked(*entry.semaphore, rank);
-    writer.put(uint64_t(uintptr_t(entry.semaphore.get())));
+    Named &named = nameLocked(*entry.semaphore, rank);
+    if (signals) {
+      named.signalRank = rank;
+      named.signalValue = std::max(named.signalValue, entry.value);
+    }
+    writer.put(named.name);
     writer.put(entry.value);
   }
 }
@@ -274,8 +282,7 @@ void Client::sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped) {
     }
     for (int rank : it->second.ranks) {
       Writer writer;
-      writer.put(MessageKind::Forget)
-          .put(uint64_t(uintptr_t(it->first)));
+      writer.put(MessageKind::Forget).put(it->second.name);
       transport_->send(rank, std::move(writer.bytes));
       forwarded_.erase({it->first, rank});
     }
@@ -288,7 +295,14 @@ void Client::sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped) {
 }
 
 void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {
-  uint64_t name = uint64_t(uintptr_t(&semaphore));
+  uint64_t name = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = semaphores_.find(&semaphore);
+    if (it == semaphores_.end())
+      return; // Forgotten: no mirror waits for it any more.
+    name = it->second.name;
+  }
   Writer writer;
   if (!failure.ok() || semaphore.isFailed()) {
     Status status = failure.ok() ? semaphore.failureStatus() : failure;
@@ -319,12 +333,27 @@ void Client::forwardReached(hal::Timepoint &timepoint, const Status &status) {
 }
 
 void Client::forward(Semaphore &semaphore, uint64_t value, int rank) {
+  int relayRank = 0;
+  uint64_t name = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    nameLocked(semaphore, rank);
+    Named &named = nameLocked(semaphore, rank);
     auto it = forwarded_.find({&semaphore, rank});
     if (it != forwarded_.end() && it->second >= value)
       return;
+    // Another server's ops signal it that far: that server tells `rank`
+    // directly (Relay), without waiting for its Done to reach rank 0; rank
+    // 0's own forward below still follows (a mirror only rises).
+    if (named.signalRank > 0 && named.signalRank != rank &&
+        named.signalValue >= value) {
+      relayRank = named.signalRank;
+      name = named.name;
+    }
+  }
+  if (relayRank) {
+    Writer writer;
+    writer.put(MessageKind::Relay).put(name).put(value).put(int32_t(rank));
+    transport_->send(relayRank, std::move(writer.bytes));
   }
   auto forward = std::make_unique<Forward>();
   forward->client = this;

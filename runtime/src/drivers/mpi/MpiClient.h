@@ -94,9 +94,11 @@ public:
   /// Makes server `rank`'s mirror of `semaphore` reach `value` once rank
   /// 0's semaphore does (or fail with it).
   void forward(Semaphore &semaphore, uint64_t value, int rank);
-  /// Writes `fence` for a message to `rank`: each semaphore by its name
-  /// (its address, which stays its name while the client holds it).
-  void putFence(Writer &writer, const hal::Fence *fence, int rank);
+  /// Writes `fence` for a message to `rank`: each semaphore by its name.
+  /// `signals`: the op sent to `rank` signals the fence (the server then
+  /// relays the values to other servers that wait on them).
+  void putFence(Writer &writer, const hal::Fence *fence, int rank,
+                bool signals = false);
 
   void shutdown();
   /// Ends op `opId` as a server's Done would (signals or fails its fence);
@@ -138,19 +140,23 @@ private:
     int rank;
   };
   std::unordered_map<uint64_t, Pending> ops_;
-  /// Highest value sent per (semaphore, rank); the semaphores are kept
-  /// alive so their addresses stay their names.
+  /// Highest value sent per (semaphore, rank) while it is named.
   std::map<std::pair<Semaphore *, int>, uint64_t> forwarded_;
-  /// Every semaphore named to a server, held so that its address (its
-  /// name) is not reused while a server keeps a mirror of it, and the
-  /// ranks that have one. Dropped, with a Forget to those ranks, once no op
-  /// is pending and nothing else holds it (sweepSemaphores).
+  /// Every semaphore named to a server: its name (a fresh id, never
+  /// reused, so a late message about an old name cannot reach a new
+  /// semaphore's mirror), the ranks that have a mirror, and the server whose
+  /// sent ops signal it (highest value), which relays its value to the other
+  /// servers directly. Held, and dropped with a Forget to those ranks once
+  /// no op is pending and nothing else holds it (sweepSemaphores).
   struct Named {
     Ref<Semaphore> semaphore;
+    uint64_t name = 0;
     std::vector<int> ranks;
+    int signalRank = 0;
+    uint64_t signalValue = 0;
   };
   std::unordered_map<Semaphore *, Named> semaphores_;
-  void nameLocked(Semaphore &semaphore, int rank);
+  Named &nameLocked(Semaphore &semaphore, int rank);
   void sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped);
   bool shutDown_ = false;
   /// When each rank was last heard from (any message).

@@ -250,7 +250,7 @@ void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
   writer.put(MessageKind::Op).put(id_).put(opId).put(RemoteOpKind::Write)
       .put(uint64_t(args.queueIndex));
   client_.putFence(writer, nullptr, rank_);
-  client_.putFence(writer, args.signal.get(), rank_);
+  client_.putFence(writer, args.signal.get(), rank_, /*signals=*/true);
   int tag = client_.transport().nextDataTag();
   writer.put(remoteId(*args.target)).put(args.targetOffset).put(args.length)
       .put(int32_t(tag));
@@ -427,7 +427,7 @@ void MpiDevice::submitPeerCopy(QueueOp &op) {
     writer.put(MessageKind::Op).put(device.id()).put(sendOpId).put(kind)
         .put(uint64_t(op.queueIndex));
     client_.putFence(writer, wait, device.rank());
-    client_.putFence(writer, signal, device.rank());
+    client_.putFence(writer, signal, device.rank(), /*signals=*/true);
     writer.put(remoteIdOn(device, buffer)).put(offset).put(op.length)
         .put(int32_t(peer)).put(int32_t(tag));
     return std::move(writer.bytes);
@@ -503,7 +503,7 @@ void MpiDevice::submit(QueueOp &op) {
   client_.putFence(writer, op.wait.get(), rank_);
   client_.putFence(writer,
                    kind == RemoteOpKind::Read ? nullptr : op.signal.get(),
-                   rank_);
+                   rank_, /*signals=*/true);
   auto needRemote = [&](const Buffer &buffer, const char *role) {
     if (remoteId(buffer))
       return Status();

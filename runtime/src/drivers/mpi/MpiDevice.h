@@ -18,8 +18,9 @@
 // Timelines: rank 0's semaphores are the truth. A server keeps a mirror per
 // semaphore its ops wait on or signal, so ops on one server wait for each
 // other without messages; rank 0 forwards a semaphore's value (or failure)
-// to a server when an op sent there waits on it, and signals (or fails) an
-// op's signal fence when the server reports the op done.
+// to a server when an op sent there waits on it (and asks the server whose
+// ops signal it, if another, to relay the value directly), and signals (or
+// fails) an op's signal fence when the server reports the op done.
 //
 // Ownership, thread safety and failures follow Device.h. A failure on the
 // server fails the op's signal fence in rank 0 with the server's message.

@@ -20,7 +20,8 @@
 //                    waits, signals (u32 n + n x (u64 semaphore, u64 value)),
 //                    then the kind's fields (MpiDevice.cpp encodeOp)
 //     Signal         u64 semaphore, u64 value, u64 slice (the trace slice
-//                    that signalled it, 0 untraced)
+//                    that signalled it, 0 untraced); also server -> server
+//                    (Relay)
 //     FailSemaphore  u64 semaphore, i32 code, str message
 //     Shutdown
 //   server -> rank 0
@@ -39,8 +40,9 @@
 // << 48), so Signal and Done carry the slice that signalled a semaphore and
 // the trace draws arrows between ranks (docs/distributed.md "Trace").
 //
-// Semaphores are named by rank 0's semaphore (its address, kept alive by
-// the device); a server keeps one mirror semaphore per name.
+// Semaphores are named by a fresh id that rank 0 gives a semaphore when
+// it first names it to a server and never reuses; a server keeps one mirror
+// semaphore per name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FLEET_RUNTIME_DRIVERS_MPI_MPIPROTOCOL_H
@@ -83,6 +85,11 @@ enum class MessageKind : uint8_t {
   /// start at its rank << 48; an arrow's `from` may be rank 0's slice.
   TraceCollect,
   TraceData,
+  /// rank 0 -> server: u64 semaphore, u64 value, i32 rank. This server's
+  /// ops signal the semaphore; once its mirror reaches `value` (or fails),
+  /// it sends Signal (or FailSemaphore) to `rank` itself, so a wait between
+  /// two servers does not go through rank 0.
+  Relay,
 };
 
 /// Queue ops as the server runs them. Write and Read are copies with one

@@ -60,6 +60,8 @@ private:
   /// device op that ran it (0 untraced), the start of an arrow to what
   /// waits for it in rank 0.
   void sendDone(uint64_t opId, const Status &status, uint64_t slice = 0);
+  /// Relay: tells `rank` the mirror `name`'s value once it reaches `value`.
+  void relay(uint64_t name, uint64_t value, int rank);
   void createDevice(Reader &reader);
   void loadExecutable(Reader &reader);
   void runOp(int source, Reader &reader);
@@ -121,6 +123,38 @@ void Server::sendDone(uint64_t opId, const Status &status, uint64_t slice) {
   writer.put(int32_t(status.code())).putString(status.message());
   writer.put(slice);
   transport_.send(0, std::move(writer.bytes));
+}
+
+void Server::relay(uint64_t name, uint64_t value, int rank) {
+  struct Relay {
+    hal::Timepoint timepoint;
+    Server *server;
+    Ref<Semaphore> mirror;
+    uint64_t name;
+    int rank;
+  };
+  auto *relay = new Relay{{}, this, Ref<Semaphore>(&mirror(name)), name, rank};
+  relay->timepoint.value = value;
+  relay->timepoint.userData = relay;
+  relay->timepoint.callback = [](hal::Timepoint &timepoint,
+                                 const Status &status) {
+    std::unique_ptr<Relay> relay(static_cast<Relay *>(timepoint.userData));
+    Writer writer;
+    if (!status.ok()) {
+      writer.put(MessageKind::FailSemaphore).put(relay->name)
+          .put(int32_t(status.code()));
+      writer.putString(status.message());
+    } else {
+      hal::StatusOr<uint64_t> now = relay->mirror->query();
+      writer.put(MessageKind::Signal).put(relay->name)
+          .put(now.ok() ? *now : timepoint.value)
+          .put(relay->mirror->lastSignalerSlice());
+    }
+    relay->server->transport_.send(relay->rank, std::move(writer.bytes));
+  };
+  Status reached;
+  if (!relay->mirror->enqueueTimepoint(relay->timepoint, reached))
+    relay->timepoint.callback(relay->timepoint, reached);
 }
 
 Semaphore &Server::mirror(uint64_t name) {
@@ -666,6 +700,11 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
       (void)semaphore.signal(value);
     }
     return;
+  }
+  case MessageKind::Relay: {
+    uint64_t name = reader.get<uint64_t>();
+    uint64_t value = reader.get<uint64_t>();
+    return relay(name, value, reader.get<int32_t>());
   }
   case MessageKind::FailSemaphore: {
     Semaphore &semaphore = mirror(reader.get<uint64_t>());
