@@ -1,21 +1,25 @@
 //===- MpiTransport.h - messages between ranks for remote devices -*- C++ -*-===//
 //
 // The process-wide MPI link of the mpi driver (docs/distributed.md): MPI is
-// initialized once with MPI_THREAD_MULTIPLE; a sender thread sends queued
-// messages in order (non-blocking sends it waits for, so a large transfer
-// never blocks the thread that queued it; waits test and sleep rather than
-// spin, as OpenMPI's blocking calls do), and a progress thread receives
-// control messages and hands each to the installed handler. The progress
-// thread probes with MPI_Iprobe: back to back, yielding the core between
-// probes, within FLEET_MPI_SPIN_US (default 2 ms) of the last message this
-// rank sent or received; after that it sleeps between probes (at most 50 us
-// while work is pending, backing off to 1 ms, and 5 ms after 100 ms without
-// messages), so a waiting rank uses a small fraction of a core (OpenMPI's
-// blocking receive spins). docs/distributed.md "Timelines across ranks".
+// initialized once with MPI_THREAD_MULTIPLE; a sender thread posts queued
+// messages in order as non-blocking sends and tests them until they
+// complete (control messages: sleeping between tests; bulk bytes, which move
+// only while MPI makes progress: yielding the core between tests), so
+// neither the thread that queued a message nor the sender waits for a
+// receiver before posting the next; and a progress
+// thread receives control messages and hands them to the installed handler,
+// in arrival order except that an Urgent message may pass Deferrable ones
+// (Order, below). The progress thread probes with MPI_Iprobe: back to back,
+// yielding the core between probes, within FLEET_MPI_SPIN_US (default 2 ms)
+// of the last message this rank sent or received; after that it sleeps
+// between probes (at most 50 us while work is pending, backing off to 1 ms,
+// and 5 ms after 100 ms without messages), so a waiting rank uses a small
+// fraction of a core (OpenMPI's blocking receive spins).
+// docs/distributed.md "Timelines across ranks".
 //
 // Message framing: a control message is one MPI message on kControlTag whose
 // bytes are a MessageKind and its fields (Writer/Reader). Bulk bytes travel
-// as chunks of at most kChunkBytes on a data tag the message names, sent
+// as chunks of at most kChunkBytes on a data tag the message names, posted
 // right after it by the same sender thread, so the receiver's progress
 // thread receives them in place (MPI_Recv into the buffer) after reading the
 // control message.
@@ -116,9 +120,24 @@ private:
   size_t at_ = 0;
 };
 
+/// How a received control message may be reordered before it is handled
+/// (Transport::start): the progress thread takes every message MPI has
+/// ready and handles the first Urgent one that only Deferrable ones
+/// precede, else the oldest.
+enum class Order {
+  /// Handled in arrival order; nothing passes it.
+  Fifo,
+  /// May be passed by an Urgent message (a device server's queue ops).
+  Deferrable,
+  /// May pass Deferrable messages (a server's Write bytes, semaphore
+  /// values: what the device waits for).
+  Urgent,
+};
+
 class Transport {
 public:
   using Handler = std::function<void(int source, std::vector<uint8_t> &)>;
+  using Classifier = std::function<Order(const std::vector<uint8_t> &)>;
 
   /// The process's transport, MPI initialized on first use. Error when MPI
   /// cannot give MPI_THREAD_MULTIPLE.
@@ -127,8 +146,9 @@ public:
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  /// Installs the handler and starts the progress thread (once).
-  void start(Handler handler);
+  /// Installs the handler and starts the progress thread (once); without
+  /// a classifier every message is Fifo.
+  void start(Handler handler, Classifier classifier = {});
 
   /// Queues a control message to `destination`.
   void send(int destination, std::vector<uint8_t> message);
@@ -182,9 +202,21 @@ private:
     std::function<void()> sent;
   };
 
+  /// Receives every control message MPI has ready into backlog_, without
+  /// blocking; true when any came.
+  bool drain();
+  struct Received {
+    int source;
+    std::vector<uint8_t> message;
+    Order order;
+  };
+
   int rank_ = 0;
   int size_ = 1;
   Handler handler_;
+  Classifier classifier_;
+  /// Received, not yet handled (progress thread only).
+  std::deque<Received> backlog_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable stopped_;
