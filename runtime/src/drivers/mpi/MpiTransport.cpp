@@ -154,87 +154,37 @@ void Transport::receiveData(int source, uint8_t *target, uint64_t length,
 
 void Transport::senderLoop() {
   lowerPriority();
-  // Sends are posted and left to complete: a thread that waited for each
-  // (a transfer completes only once the receiver takes it) spun the core a
-  // device worker of this rank needs. Posted sends to one rank on one tag
-  // arrive in posting order (MPI's non-overtaking rule), which is all the
-  // protocol needs.
-  struct InFlight {
-    std::vector<uint8_t> message;
-    std::vector<MPI_Request> requests;
-    std::function<void()> sent;
-  };
-  std::deque<InFlight> inFlight;
-  auto carriesData = [](const std::deque<InFlight> &entries) {
-    for (const InFlight &entry : entries)
-      if (entry.requests.size() > 1)
-        return true;
-    return false;
-  };
-  std::chrono::microseconds pause(5);
   while (true) {
-    std::deque<Outgoing> posting;
+    Outgoing next;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      if (queue_.empty() && inFlight.empty()) {
-        sending_ = false;
-        stopped_.notify_all(); // shutdown() waits until all is sent.
-        wake_.wait(lock, [&] { return !queue_.empty() || finalized_; });
-        if (queue_.empty())
-          return;
-      } else if (queue_.empty() && !carriesData(inFlight)) {
-        // Control messages in flight: test again soon, or when more are
-        // queued.
-        wake_.wait_for(lock, pause,
-                       [&] { return !queue_.empty() || finalized_; });
-      } else if (queue_.empty()) {
-        // Bulk bytes move only while this rank's MPI makes progress
-        // (OpenMPI's shared-memory transport copies fragment by fragment;
-        // testing every 200 us made 64 MiB take 124 ms instead of 16): keep
-        // testing, yielding the core to a runnable device worker between.
-        lock.unlock();
-        sched_yield();
-        lock.lock();
-      }
-      posting.swap(queue_);
+      wake_.wait(lock, [&] { return !queue_.empty() || finalized_; });
+      if (queue_.empty())
+        return;
+      next = std::move(queue_.front());
+      queue_.pop_front();
       sending_ = true;
     }
-    for (Outgoing &next : posting) {
-      InFlight entry;
-      entry.message = std::move(next.message);
-      entry.sent = std::move(next.sent);
-      entry.requests.emplace_back();
-      MPI_Isend(entry.message.data(), int(entry.message.size()), MPI_BYTE,
-                next.destination, kControlTag, MPI_COMM_WORLD,
-                &entry.requests.back());
-      for (uint64_t done = 0; done < next.length;) {
-        int count = int(std::min(kChunkBytes, next.length - done));
-        entry.requests.emplace_back();
-        MPI_Isend(next.data + done, count, MPI_BYTE, next.destination,
-                  next.dataTag, MPI_COMM_WORLD, &entry.requests.back());
-        done += uint64_t(count);
-      }
-      inFlight.push_back(std::move(entry));
+    MPI_Request request;
+    MPI_Isend(next.message.data(), int(next.message.size()), MPI_BYTE,
+              next.destination, kControlTag, MPI_COMM_WORLD, &request);
+    waitQuietly(request);
+    for (uint64_t done = 0; done < next.length;) {
+      int count = int(std::min(kChunkBytes, next.length - done));
+      MPI_Isend(next.data + done, count, MPI_BYTE, next.destination,
+                next.dataTag, MPI_COMM_WORLD, &request);
+      waitQuietly(request);
+      done += uint64_t(count);
     }
-    if (!posting.empty())
-      noteActivity(); // The answer may come soon: the progress thread spins.
-    bool completed = false;
-    for (auto it = inFlight.begin(); it != inFlight.end();) {
-      int done = 0;
-      MPI_Testall(int(it->requests.size()), it->requests.data(), &done,
-                  MPI_STATUSES_IGNORE);
-      if (!done) {
-        ++it;
-        continue;
-      }
-      if (it->sent)
-        it->sent();
-      it = inFlight.erase(it);
-      completed = true;
+    noteActivity(); // The answer may come soon: the progress thread spins.
+    if (next.sent)
+      next.sent();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sending_ = false;
+      if (queue_.empty())
+        stopped_.notify_all(); // shutdown() waits until all is sent.
     }
-    pause = completed || !posting.empty()
-                ? std::chrono::microseconds(5)
-                : std::min(pause * 2, std::chrono::microseconds(200));
   }
 }
 

@@ -1,14 +1,12 @@
 //===- MpiTransport.h - messages between ranks for remote devices -*- C++ -*-===//
 //
 // The process-wide MPI link of the mpi driver (docs/distributed.md): MPI is
-// initialized once with MPI_THREAD_MULTIPLE; a sender thread posts queued
-// messages in order as non-blocking sends and tests them until they
-// complete (control messages: sleeping between tests; bulk bytes, which move
-// only while MPI makes progress: yielding the core between tests), so
-// neither the thread that queued a message nor the sender waits for a
-// receiver before posting the next; and a progress
-// thread receives control messages and hands them to the installed handler,
-// in arrival order except that an Urgent message may pass Deferrable ones
+// initialized once with MPI_THREAD_MULTIPLE; a sender thread sends queued
+// messages in order (non-blocking sends it waits for, so a large transfer
+// never blocks the thread that queued it; waits test and sleep rather than
+// spin, as OpenMPI's blocking calls do), and a progress thread receives
+// control messages and hands them to the installed handler, in arrival
+// order except that an Urgent message may pass Deferrable ones
 // (Order, below). The progress thread probes with MPI_Iprobe: back to back,
 // yielding the core between probes, within FLEET_MPI_SPIN_US (default 2 ms)
 // of the last message this rank sent or received; after that it sleeps
@@ -19,7 +17,7 @@
 //
 // Message framing: a control message is one MPI message on kControlTag whose
 // bytes are a MessageKind and its fields (Writer/Reader). Bulk bytes travel
-// as chunks of at most kChunkBytes on a data tag the message names, posted
+// as chunks of at most kChunkBytes on a data tag the message names, sent
 // right after it by the same sender thread, so the receiver's progress
 // thread receives them in place (MPI_Recv into the buffer) after reading the
 // control message.
