@@ -2,6 +2,8 @@
 
 #include "fleet/runtime/hal/Fence.h"
 
+#include <algorithm>
+
 namespace fleet::runtime::hal {
 
 Ref<Fence> Fence::create() { return Ref<Fence>::adopt(new Fence()); }
@@ -33,6 +35,13 @@ void Fence::insert(Semaphore &semaphore, uint64_t value) {
     }
   }
   entries_.push_back(FenceEntry{Ref<Semaphore>(&semaphore), value});
+}
+
+uint64_t Fence::lastSignalerSlice() const {
+  uint64_t slice = 0;
+  for (const FenceEntry &entry : entries_)
+    slice = std::max(slice, entry.semaphore->lastSignalerSlice());
+  return slice;
 }
 
 bool Fence::reachedOrFailed() const {

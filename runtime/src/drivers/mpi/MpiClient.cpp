@@ -390,6 +390,10 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
       &op->target->device() == &device)
     device.allocator().decommit(*op->target);
   device.noteExecuted(!status.ok(), 0);
+  // An op without a slice of its own (one rank 0 completes) passes on the
+  // slice of what it waited for, so the trace's arrow goes through it.
+  if (!slice)
+    slice = (op->wait ? op->wait->lastSignalerSlice() : 0);
   if (op->signal) {
     if (status.ok()) {
       for (const FenceEntry &entry : op->signal->entries()) {

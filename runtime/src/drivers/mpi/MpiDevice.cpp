@@ -63,6 +63,8 @@ private:
   /// A copy between this device's memory and another mpi device's: the
   /// two servers move the bytes directly (PeerSend/PeerRecv).
   void submitPeerCopy(QueueOp &op);
+  /// Alloca and dealloca, decided in rank 0 (no server op).
+  void submitAllocation(QueueOp &op);
 
 public:
   uint32_t id() const { return id_; }
@@ -79,6 +81,7 @@ private:
   /// op itself may be gone by then (a lost server fails it).
   struct WriteArgs {
     uint32_t queueIndex;
+    Ref<hal::Fence> wait;
     Ref<hal::Fence> signal;
     Ref<Buffer> source, target;
     uint64_t sourceOffset, targetOffset, length;
@@ -91,12 +94,7 @@ private:
   const char *format_;
   std::mutex mutex_;
   std::unordered_map<const hal::Executable *, uint64_t> executables_;
-  /// Set while submit() commits an Alloca's buffer: the id is assigned and
-  /// the server allocates when the op runs.
-  static thread_local bool deferredAllocation_;
 };
-
-thread_local bool MpiDevice::deferredAllocation_ = false;
 
 //===----------------------------------------------------------------------===//
 // MpiDevice
@@ -120,14 +118,14 @@ MpiDevice::allocateMemory(uint64_t byteSize, bool zeroed,
     uint8_t *pointer = static_cast<uint8_t *>(bytes);
     return hal::DeviceMemory{pointer, memory.release()};
   }
+  // The server allocates when the message arrives, before any op that
+  // names the buffer (messages to a rank keep their order).
   memory->id = client_.nextId();
-  if (!deferredAllocation_) {
-    Writer writer;
-    writer.put(MessageKind::Allocate).put(id_).put(memory->id).put(byteSize)
-        .put(uint32_t(type)).put(uint32_t(hal::BufferUsage::DispatchStorage |
-                                          hal::BufferUsage::Transfer));
-    client_.transport().send(rank_, std::move(writer.bytes));
-  }
+  Writer writer;
+  writer.put(MessageKind::Allocate).put(id_).put(memory->id).put(byteSize)
+      .put(uint32_t(type)).put(uint32_t(hal::BufferUsage::DispatchStorage |
+                                        hal::BufferUsage::Transfer));
+  client_.transport().send(rank_, std::move(writer.bytes));
   uint8_t *pointer = remoteSentinel(memory->id);
   return hal::DeviceMemory{pointer, memory.release()};
 }
@@ -253,7 +251,7 @@ void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
   client_.putFence(writer, args.signal.get(), rank_, /*signals=*/true);
   int tag = client_.transport().nextDataTag();
   writer.put(remoteId(*args.target)).put(args.targetOffset).put(args.length)
-      .put(int32_t(tag));
+      .put(int32_t(tag)).put((args.wait ? args.wait->lastSignalerSlice() : 0));
   // The source stays alive until its last chunk is sent.
   Ref<Buffer> source = args.source;
   client_.transport().sendWithData(rank_, std::move(writer.bytes),
@@ -403,11 +401,14 @@ void MpiDevice::splitExecute(QueueOp &op) {
     if (signal)
       signal->fail(failed);
   } else if (signal) {
-    FenceWaiter::arm(last, [signal](Status reached) {
-      if (reached.ok())
-        (void)signal->signal();
-      else
-        signal->fail(reached);
+    FenceWaiter::arm(last, [signal, last](Status reached) {
+      if (!reached.ok())
+        return signal->fail(reached);
+      // The trace's arrows go through the chain to its last step's cause.
+      if (uint64_t slice = last ? last->lastSignalerSlice() : 0)
+        for (const FenceEntry &entry : signal->entries())
+          entry.semaphore->setLastSignalerSlice(slice);
+      (void)signal->signal();
     });
   }
   noteExecuted(!status.ok(), 0);
@@ -451,6 +452,30 @@ void MpiDevice::submitPeerCopy(QueueOp &op) {
   client_.transport().send(source.rank(), std::move(send));
 }
 
+void MpiDevice::submitAllocation(QueueOp &op) {
+  // The buffer is made now (an Allocate message to the server, or rank 0's
+  // memory for staging), not when the wait fence is reached: then what
+  // waits on the alloca needs no round trip to the server, and the server
+  // handles one op less. A dealloca frees the buffer once the uses its
+  // wait fence covers are done (a Free message).
+  uint64_t opId = client_.nextId();
+  Status status;
+  bool free = op.kind == QueueOpKind::Dealloca;
+  if (!free)
+    status = allocator().commit(*op.target, /*zeroed=*/false);
+  Ref<hal::Fence> wait = op.wait;
+  Ref<Buffer> target = op.target;
+  Ref<MpiDevice> self(this);
+  client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)), rank_);
+  if (!status.ok())
+    return finishHere(opId, std::move(status));
+  FenceWaiter::arm(wait, [self, opId, target, free](Status reached) {
+    if (reached.ok() && free)
+      target->device().allocator().decommit(*target);
+    self->finishHere(opId, reached);
+  });
+}
+
 void MpiDevice::submit(QueueOp &op) {
   if (op.kind == QueueOpKind::Execute && copiesToOrFromHost(op))
     return splitExecute(op);
@@ -479,8 +504,9 @@ void MpiDevice::submit(QueueOp &op) {
   uint64_t opId = client_.nextId();
   RemoteOpKind kind = RemoteOpKind::Barrier;
   switch (op.kind) {
-  case QueueOpKind::Alloca: kind = RemoteOpKind::Alloca; break;
-  case QueueOpKind::Dealloca: kind = RemoteOpKind::Dealloca; break;
+  case QueueOpKind::Alloca:
+  case QueueOpKind::Dealloca:
+    return submitAllocation(op);
   case QueueOpKind::Execute: kind = RemoteOpKind::Execute; break;
   case QueueOpKind::Fill: kind = RemoteOpKind::Fill; break;
   case QueueOpKind::Update: kind = RemoteOpKind::Update; break;
@@ -513,19 +539,6 @@ void MpiDevice::submit(QueueOp &op) {
                            " is not this remote device's memory");
   };
   switch (kind) {
-  case RemoteOpKind::Alloca: {
-    deferredAllocation_ = true;
-    status = allocator().commit(*op.target, /*zeroed=*/false);
-    deferredAllocation_ = false;
-    if (status.ok() && remoteId(*op.target))
-      writer.put(remoteId(*op.target)).put(op.target->byteSize())
-          .put(uint32_t(op.target->memoryType()))
-          .put(uint32_t(op.target->allowedUsage()));
-    break;
-  }
-  case RemoteOpKind::Dealloca:
-    writer.put(remoteId(*op.target));
-    break;
   case RemoteOpKind::Execute:
     status = encodeExecute(writer, op);
     break;
@@ -565,28 +578,12 @@ void MpiDevice::submit(QueueOp &op) {
   // server may fail and free it on another thread.
   Ref<hal::Fence> wait = op.wait;
   Ref<MpiDevice> self(this);
-  bool localMemory = (kind == RemoteOpKind::Dealloca ||
-                      kind == RemoteOpKind::Alloca) &&
-                     status.ok() && !remoteId(*op.target);
-  Ref<Buffer> target = op.target;
-  WriteArgs args{op.queueIndex,   op.signal,       op.source,
-                 op.target,       op.sourceOffset, op.targetOffset,
-                 op.length};
+  WriteArgs args{op.queueIndex,   op.wait,         op.signal,
+                 op.source,       op.target,       op.sourceOffset,
+                 op.targetOffset, op.length};
   client_.addOp(opId, std::make_unique<QueueOp>(std::move(op)), rank_);
   if (!status.ok())
     return finishHere(opId, std::move(status));
-  if (localMemory) {
-    // Rank 0's memory (shared with this device, or staging): an alloca
-    // already has its storage; a dealloca frees it here once the uses the
-    // wait fence covers are done.
-    bool free = kind == RemoteOpKind::Dealloca;
-    FenceWaiter::arm(wait, [self, opId, target, free](Status reached) {
-      if (reached.ok() && free)
-        target->device().allocator().decommit(*target);
-      self->finishHere(opId, reached);
-    });
-    return;
-  }
   if (kind == RemoteOpKind::Write) {
     FenceWaiter::arm(wait, [self, opId, args](Status reached) {
       if (!reached.ok())

@@ -94,10 +94,12 @@ enum class MessageKind : uint8_t {
 
 /// Queue ops as the server runs them. Write and Read are copies with one
 /// side in rank 0's memory: rank 0 sends the bytes once the op's wait fence
-/// is reached (Write), or the server sends them once it is (Read).
+/// is reached (Write: u64 buffer, u64 offset, u64 length, i32 tag, u64
+/// slice of what the wait fence waited for), or the server sends them once
+/// it is (Read). Allocas and deallocas are no server ops: rank 0 sends
+/// Allocate when it submits one and Free once a dealloca's wait fence is
+/// reached.
 enum class RemoteOpKind : uint8_t {
-  Alloca,
-  Dealloca,
   Execute,
   Copy,
   Fill,

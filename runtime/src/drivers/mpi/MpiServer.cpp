@@ -409,31 +409,6 @@ void Server::runOp(int source, Reader &reader) {
                              " was not created on rank ", transport_.rank());
   auto queueAffinity = hal::QueueAffinity(affinity);
   switch (kind) {
-  case RemoteOpKind::Alloca: {
-    uint64_t id = reader.get<uint64_t>();
-    uint64_t size = reader.get<uint64_t>();
-    auto type = hal::MemoryType(reader.get<uint32_t>());
-    auto usage = hal::BufferUsage(reader.get<uint32_t>());
-    if (!status.ok())
-      break;
-    hal::StatusOr<Ref<Buffer>> buffer = device->queueAlloca(
-        queueAffinity, wait.get(), signal.get(), 0, type, usage, size);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (buffer.ok())
-      buffers_[id] = *buffer;
-    else
-      failedBuffers_[id] = buffer.status();
-    status = buffer.ok() ? Status() : buffer.status();
-    reportWhenDone(opId, done);
-    return;
-  }
-  case RemoteOpKind::Dealloca: {
-    Ref<Buffer> target = buffer(reader.get<uint64_t>(), status);
-    if (status.ok())
-      status = device->queueDealloca(queueAffinity, wait.get(), signal.get(),
-                                     *target);
-    break;
-  }
   case RemoteOpKind::Execute: {
     uint32_t count = reader.get<uint32_t>();
     std::vector<Ref<hal::CommandBuffer>> commandBuffers;
@@ -500,6 +475,7 @@ void Server::runOp(int source, Reader &reader) {
     uint64_t offset = reader.get<uint64_t>();
     uint64_t length = reader.get<uint64_t>();
     int tag = reader.get<int32_t>();
+    uint64_t slice = reader.get<uint64_t>();
     // The bytes follow on `tag` whatever happens: take them.
     uint8_t *target = nullptr;
     std::vector<uint8_t> scratch;
@@ -512,10 +488,16 @@ void Server::runOp(int source, Reader &reader) {
       target = scratch.data();
     }
     transport_.receiveData(source, target, length, tag);
-    if (status.ok())
+    if (status.ok()) {
+      // What waits on the copy draws its arrow from what the copy waited
+      // for in rank 0.
+      if (slice)
+        for (const hal::FenceEntry &entry : signal->entries())
+          entry.semaphore->setLastSignalerSlice(slice);
       status = signal->signal();
-    else
+    } else {
       signal->fail(status);
+    }
     sendDone(opId, status);
     return;
   }

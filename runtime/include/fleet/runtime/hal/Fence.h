@@ -46,6 +46,9 @@ public:
 
   /// True when every entry is reached (or one failed). Lock-free.
   bool reachedOrFailed() const;
+  /// The trace slice that last signalled one of its semaphores (the
+  /// largest id; 0 when untraced). Tracing only.
+  uint64_t lastSignalerSlice() const;
 
   /// `hal.fence.signal`: signals every semaphore to its value.
   Status signal();
