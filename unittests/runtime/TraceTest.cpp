@@ -2,6 +2,8 @@
 
 #include "TestUtil.h"
 
+#include "fleet/runtime/hal/Fence.h"
+#include "fleet/runtime/hal/Semaphore.h"
 #include "fleet/runtime/hal/Trace.h"
 
 #include <cctype>
@@ -301,6 +303,19 @@ TEST(TraceTest, ArrowsJoinProcesses) {
     arrows.insert({pid, endPid[id]});
   EXPECT_EQ(arrows, (std::multiset<std::pair<double, double>>{{1, 2},
                                                               {2, 1}}));
+}
+
+TEST(TraceTest, FenceNamesItsLastSignaller) {
+  // An op completed without a slice of its own passes on this one (the mpi
+  // driver's arrows go through such ops).
+  Ref<Semaphore> a = Semaphore::create(0), b = Semaphore::create(0);
+  Ref<Fence> fence = Fence::createAt(*a, 1);
+  fence->insert(*b, 1);
+  EXPECT_EQ(fence->lastSignalerSlice(), 0u);
+  a->setLastSignalerSlice(7);
+  b->setLastSignalerSlice((uint64_t(1) << 48) + 3);
+  EXPECT_EQ(fence->lastSignalerSlice(), (uint64_t(1) << 48) + 3);
+  EXPECT_EQ(Fence::create()->lastSignalerSlice(), 0u);
 }
 
 TEST(TraceTest, NoRecordingWithoutTracer) {
