@@ -8,7 +8,10 @@
 #include "fleet/runtime/hal/Executable.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
 namespace fleet::runtime::mpi {
@@ -28,6 +31,8 @@ uint8_t *remoteSentinel(uint64_t id) {
   return reinterpret_cast<uint8_t *>(uintptr_t(0x7ff0ull << 48) |
                                      (id & 0xffffffffffffull));
 }
+
+struct WriteRow;
 
 class MpiDevice final : public hal::Device {
 public:
@@ -88,6 +93,11 @@ private:
   };
   void sendWrite(uint64_t opId, const WriteArgs &args);
 
+  /// Set by splitExecute while it submits a copy of a row of copies from
+  /// rank 0's memory (that copy's index in the row).
+  static thread_local std::shared_ptr<WriteRow> writeRow_;
+  static thread_local uint32_t writeRowIndex_;
+
   Client &client_;
   int rank_;
   uint32_t id_;
@@ -95,6 +105,9 @@ private:
   std::mutex mutex_;
   std::unordered_map<const hal::Executable *, uint64_t> executables_;
 };
+
+thread_local std::shared_ptr<WriteRow> MpiDevice::writeRow_;
+thread_local uint32_t MpiDevice::writeRowIndex_ = 0;
 
 //===----------------------------------------------------------------------===//
 // MpiDevice
@@ -261,6 +274,26 @@ void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
 
 /// Runs `ready` once every entry of `fence` is reached, or with the first
 /// failure.
+/// The copies from rank 0's memory in one row of a split execute wait on
+/// the same fence but must leave in row order (the server applies them in
+/// the order it receives them): each runs its send once every earlier one
+/// of the row has.
+struct WriteRow {
+  void arrive(uint32_t index, std::function<void()> send) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ready[index] = std::move(send);
+    for (auto it = ready.find(next); it != ready.end(); it = ready.find(next)) {
+      std::function<void()> action = std::move(it->second);
+      ready.erase(it);
+      ++next;
+      action();
+    }
+  }
+  std::mutex mutex;
+  uint32_t next = 0;
+  std::map<uint32_t, std::function<void()>> ready;
+};
+
 struct FenceWaiter {
   std::vector<hal::Timepoint> timepoints;
   std::atomic<size_t> remaining{0};
@@ -325,11 +358,32 @@ void MpiDevice::splitExecute(QueueOp &op) {
   Ref<hal::Fence> wait = op.wait;
   Ref<hal::CommandBuffer> pending;
   Status status;
+  // Copies from rank 0's memory in a row wait together on what precedes
+  // the row: their bytes leave at once, and the server applies them in the
+  // order sent (a later one may overwrite an earlier one's target). Only
+  // what follows the row waits for the last of them.
+  Ref<hal::Fence> rowWait;
+  bool inWriteRow = false;
+  std::shared_ptr<WriteRow> row;
+  uint32_t rowIndex = 0;
   // Submits what is recorded in `pending` (or the copy `run`), chained.
   auto issue = [&](const std::function<Status(hal::Fence *, hal::Fence *)>
-                       &run) {
+                       &run,
+                   bool write = false) {
+    if (!write || !inWriteRow) {
+      rowWait = wait;
+      row = write ? std::make_shared<WriteRow>() : nullptr;
+      rowIndex = 0;
+    } else {
+      ++rowIndex;
+    }
+    inWriteRow = write;
     Ref<hal::Fence> signal = hal::Fence::createAt(*chain, ++step);
-    Status submitted = run(wait.get(), signal.get());
+    // Only this submission reads the row (submit() of the copy).
+    writeRow_ = row;
+    writeRowIndex_ = rowIndex;
+    Status submitted = run(write ? rowWait.get() : wait.get(), signal.get());
+    writeRow_ = nullptr;
     if (!submitted.ok() && status.ok())
       status = submitted;
     wait = signal;
@@ -362,11 +416,15 @@ void MpiDevice::splitExecute(QueueOp &op) {
                        !remoteId(*operands[1].buffer));
       if (hostCopy) {
         flush();
-        issue([&](hal::Fence *w, hal::Fence *s) {
-          return queueCopy(affinity, w, s, *operands[0].buffer,
-                           operands[0].offset, *operands[1].buffer,
-                           operands[1].offset, command.length);
-        });
+        bool write = !remoteId(*operands[0].buffer) &&
+                     remoteId(*operands[1].buffer);
+        issue(
+            [&](hal::Fence *w, hal::Fence *s) {
+              return queueCopy(affinity, w, s, *operands[0].buffer,
+                               operands[0].offset, *operands[1].buffer,
+                               operands[1].offset, command.length);
+            },
+            write);
         continue;
       }
       if (!pending) {
@@ -585,17 +643,25 @@ void MpiDevice::submit(QueueOp &op) {
   if (!status.ok())
     return finishHere(opId, std::move(status));
   if (kind == RemoteOpKind::Write) {
-    FenceWaiter::arm(wait, [self, opId, args](Status reached) {
-      if (!reached.ok())
-        self->finishHere(
-            opId, Status(reached.code(),
-                         hal::concat("hal.device.queue.copy on device '",
-                                     self->name(),
-                                     "' did not run: its wait fence "
-                                     "failed: ",
-                                     reached.message())));
+    std::shared_ptr<WriteRow> row = writeRow_;
+    uint32_t index = writeRowIndex_;
+    FenceWaiter::arm(wait, [self, opId, args, row, index](Status reached) {
+      auto run = [self, opId, args, reached] {
+        if (!reached.ok())
+          self->finishHere(
+              opId, Status(reached.code(),
+                           hal::concat("hal.device.queue.copy on device '",
+                                       self->name(),
+                                       "' did not run: its wait fence "
+                                       "failed: ",
+                                       reached.message())));
+        else
+          self->sendWrite(opId, args);
+      };
+      if (row)
+        row->arrive(index, std::move(run));
       else
-        self->sendWrite(opId, args);
+        run();
     });
     return;
   }
