@@ -266,8 +266,12 @@ void Client::putFence(Writer &writer, const hal::Fence *fence, int rank,
     const FenceEntry &entry = fence->entries()[i];
     Named &named = nameLocked(*entry.semaphore, rank);
     if (signals) {
+      // The value is the highest that this rank's ops signal (another
+      // rank's signals start over).
+      named.signalValue = named.signalRank == rank
+                              ? std::max(named.signalValue, entry.value)
+                              : entry.value;
       named.signalRank = rank;
-      named.signalValue = std::max(named.signalValue, entry.value);
     }
     writer.put(named.name);
     writer.put(entry.value);
@@ -385,10 +389,6 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   // only the client holds are forgotten (their addresses may be reused).
   Ref<hal::Fence> signal = op->signal;
   hal::Device &device = *op->device;
-  // A dealloca's buffer gives up its server id.
-  if (status.ok() && op->kind == QueueOpKind::Dealloca &&
-      &op->target->device() == &device)
-    device.allocator().decommit(*op->target);
   device.noteExecuted(!status.ok(), 0);
   // An op without a slice of its own (one rank 0 completes) passes on the
   // slice of what it waited for, so the trace's arrow goes through it.

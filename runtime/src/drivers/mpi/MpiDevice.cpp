@@ -70,6 +70,11 @@ private:
   void submitPeerCopy(QueueOp &op);
   /// Alloca and dealloca, decided in rank 0 (no server op).
   void submitAllocation(QueueOp &op);
+  /// `buffer` belongs to another remote device.
+  bool otherRemote(const Buffer &buffer) const;
+  /// A copy from rank 0's memory into this device's server memory (sent by
+  /// rank 0 with its bytes: RemoteOpKind::Write).
+  bool isWrite(const Buffer &source, const Buffer &target) const;
 
 public:
   uint32_t id() const { return id_; }
@@ -280,17 +285,26 @@ void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
 /// of the row has.
 struct WriteRow {
   void arrive(uint32_t index, std::function<void()> send) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock(mutex);
     ready[index] = std::move(send);
+    // One thread runs the actions, outside the lock, in row order; others
+    // leave theirs to it.
+    if (draining)
+      return;
+    draining = true;
     for (auto it = ready.find(next); it != ready.end(); it = ready.find(next)) {
       std::function<void()> action = std::move(it->second);
       ready.erase(it);
       ++next;
+      lock.unlock();
       action();
+      lock.lock();
     }
+    draining = false;
   }
   std::mutex mutex;
   uint32_t next = 0;
+  bool draining = false;
   std::map<uint32_t, std::function<void()>> ready;
 };
 
@@ -383,6 +397,9 @@ void MpiDevice::splitExecute(QueueOp &op) {
     writeRow_ = row;
     writeRowIndex_ = rowIndex;
     Status submitted = run(write ? rowWait.get() : wait.get(), signal.get());
+    // Rejected before submit() took its place: the row must not wait for it.
+    if (writeRow_)
+      writeRow_->arrive(rowIndex, [] {});
     writeRow_ = nullptr;
     if (!submitted.ok() && status.ok())
       status = submitted;
@@ -416,8 +433,7 @@ void MpiDevice::splitExecute(QueueOp &op) {
                        !remoteId(*operands[1].buffer));
       if (hostCopy) {
         flush();
-        bool write = !remoteId(*operands[0].buffer) &&
-                     remoteId(*operands[1].buffer);
+        bool write = isWrite(*operands[0].buffer, *operands[1].buffer);
         issue(
             [&](hal::Fence *w, hal::Fence *s) {
               return queueCopy(affinity, w, s, *operands[0].buffer,
@@ -534,12 +550,29 @@ void MpiDevice::submitAllocation(QueueOp &op) {
   });
 }
 
+bool MpiDevice::otherRemote(const Buffer &buffer) const {
+  return buffer.device().capabilities().remote && &buffer.device() != this;
+}
+
+bool MpiDevice::isWrite(const Buffer &source, const Buffer &target) const {
+  return !otherRemote(source) && !otherRemote(target) && !remoteId(source) &&
+         remoteId(target);
+}
+
 void MpiDevice::submit(QueueOp &op) {
+  // A copy of a row of Writes (splitExecute) reads its place in the row
+  // here; nothing else may see it.
+  std::shared_ptr<WriteRow> row = std::move(writeRow_);
+  writeRow_ = nullptr;
+  uint32_t rowIndex = writeRowIndex_;
+  if (row && !(op.kind == QueueOpKind::Copy &&
+               isWrite(*op.source, *op.target))) {
+    // Not a Write after all: it must not hold up the row's later Writes.
+    row->arrive(rowIndex, [] {});
+    row = nullptr;
+  }
   if (op.kind == QueueOpKind::Execute && copiesToOrFromHost(op))
     return splitExecute(op);
-  auto otherRemote = [&](const Buffer &buffer) {
-    return buffer.device().capabilities().remote && &buffer.device() != this;
-  };
   if (op.kind == QueueOpKind::Copy &&
       (otherRemote(*op.source) || otherRemote(*op.target))) {
     // Both sides must be servers' memory (staging lives in rank 0).
@@ -643,8 +676,7 @@ void MpiDevice::submit(QueueOp &op) {
   if (!status.ok())
     return finishHere(opId, std::move(status));
   if (kind == RemoteOpKind::Write) {
-    std::shared_ptr<WriteRow> row = writeRow_;
-    uint32_t index = writeRowIndex_;
+    uint32_t index = rowIndex;
     FenceWaiter::arm(wait, [self, opId, args, row, index](Status reached) {
       auto run = [self, opId, args, reached] {
         if (!reached.ok())

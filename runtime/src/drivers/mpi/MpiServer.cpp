@@ -71,6 +71,17 @@ private:
   void sendDone(uint64_t opId, const Status &status, uint64_t slice = 0);
   /// Relay: tells `rank` the mirror `name`'s value once it reaches `value`.
   void relay(uint64_t name, uint64_t value, int rank);
+  /// A pending Relay; dropped when it fires or its mirror is forgotten.
+  struct Relay {
+    hal::Timepoint timepoint;
+    Server *server;
+    Ref<Semaphore> mirror;
+    uint64_t name;
+    int rank;
+  };
+  /// The mirror `name` if it exists (a value from another server for a
+  /// dropped or not yet named mirror is not kept: rank 0 forwards it too).
+  Semaphore *existingMirror(uint64_t name);
   void createDevice(Reader &reader);
   void loadExecutable(Reader &reader);
   void runOp(int source, Reader &reader);
@@ -114,6 +125,7 @@ private:
   std::unordered_map<uint64_t, Status> failedBuffers_;
   std::unordered_map<uint64_t, Ref<hal::Executable>> executables_;
   std::unordered_map<uint64_t, Ref<Semaphore>> mirrors_;
+  std::unordered_multimap<uint64_t, Relay *> relays_;
   std::unique_ptr<hal::ExecutableLoader> loader_;
   /// Set between TraceStart and TraceCollect.
   std::unique_ptr<hal::Tracer> tracer_;
@@ -155,19 +167,22 @@ void Server::sendDone(uint64_t opId, const Status &status, uint64_t slice) {
 }
 
 void Server::relay(uint64_t name, uint64_t value, int rank) {
-  struct Relay {
-    hal::Timepoint timepoint;
-    Server *server;
-    Ref<Semaphore> mirror;
-    uint64_t name;
-    int rank;
-  };
   auto *relay = new Relay{{}, this, Ref<Semaphore>(&mirror(name)), name, rank};
   relay->timepoint.value = value;
   relay->timepoint.userData = relay;
   relay->timepoint.callback = [](hal::Timepoint &timepoint,
                                  const Status &status) {
     std::unique_ptr<Relay> relay(static_cast<Relay *>(timepoint.userData));
+    Server &server = *relay->server;
+    {
+      std::lock_guard<std::mutex> lock(server.mutex_);
+      auto [begin, end] = server.relays_.equal_range(relay->name);
+      for (auto it = begin; it != end; ++it)
+        if (it->second == relay.get()) {
+          server.relays_.erase(it);
+          break;
+        }
+    }
     Writer writer;
     if (!status.ok()) {
       writer.put(MessageKind::FailSemaphore).put(relay->name)
@@ -179,11 +194,21 @@ void Server::relay(uint64_t name, uint64_t value, int rank) {
           .put(now.ok() ? *now : timepoint.value)
           .put(relay->mirror->lastSignalerSlice());
     }
-    relay->server->transport_.send(relay->rank, std::move(writer.bytes));
+    server.transport_.send(relay->rank, std::move(writer.bytes));
   };
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    relays_.emplace(name, relay);
+  }
   Status reached;
   if (!relay->mirror->enqueueTimepoint(relay->timepoint, reached))
     relay->timepoint.callback(relay->timepoint, reached);
+}
+
+Semaphore *Server::existingMirror(uint64_t name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = mirrors_.find(name);
+  return it == mirrors_.end() ? nullptr : it->second.get();
 }
 
 Semaphore &Server::mirror(uint64_t name) {
@@ -700,15 +725,20 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
   case MessageKind::PeerData:
     return peerData(source, reader);
   case MessageKind::Signal: {
-    Semaphore &semaphore = mirror(reader.get<uint64_t>());
+    uint64_t name = reader.get<uint64_t>();
     uint64_t value = reader.get<uint64_t>();
     uint64_t slice = reader.get<uint64_t>();
-    hal::StatusOr<uint64_t> now = semaphore.query();
+    // From another server (a Relay) only a live mirror learns it: a late
+    // one must not bring a forgotten name back.
+    Semaphore *semaphore = source == 0 ? &mirror(name) : existingMirror(name);
+    if (!semaphore)
+      return;
+    hal::StatusOr<uint64_t> now = semaphore->query();
     if (now.ok() && *now < value) {
-      // What waits on the mirror draws its arrow from rank 0's slice.
+      // What waits on the mirror draws its arrow from the sender's slice.
       if (slice)
-        semaphore.setLastSignalerSlice(slice);
-      (void)semaphore.signal(value);
+        semaphore->setLastSignalerSlice(slice);
+      (void)semaphore->signal(value);
     }
     return;
   }
@@ -718,9 +748,11 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
     return relay(name, value, reader.get<int32_t>());
   }
   case MessageKind::FailSemaphore: {
-    Semaphore &semaphore = mirror(reader.get<uint64_t>());
+    uint64_t name = reader.get<uint64_t>();
+    Semaphore *semaphore = source == 0 ? &mirror(name) : existingMirror(name);
     auto code = StatusCode(reader.get<int32_t>());
-    semaphore.fail(Status(code, reader.getString()));
+    if (semaphore)
+      semaphore->fail(Status(code, reader.getString()));
     return;
   }
   case MessageKind::Shutdown:
@@ -730,6 +762,18 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
     uint64_t name = reader.get<uint64_t>();
     std::lock_guard<std::mutex> lock(mutex_);
     mirrors_.erase(name);
+    // Relays still waiting on the mirror will not fire: drop them (one
+    // whose callback already runs removes itself).
+    auto [begin, end] = relays_.equal_range(name);
+    for (auto it = begin; it != end;) {
+      Relay *relay = it->second;
+      if (relay->mirror->cancelTimepoint(relay->timepoint)) {
+        it = relays_.erase(it);
+        delete relay;
+      } else {
+        ++it;
+      }
+    }
     return;
   }
   case MessageKind::TraceStart: {

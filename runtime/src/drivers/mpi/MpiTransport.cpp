@@ -228,16 +228,20 @@ void Transport::progressLoop() {
     lastMessage = std::chrono::steady_clock::now();
     noteActivity();
     // The first Urgent message that only Deferrable ones precede, else the
-    // oldest.
+    // oldest; the oldest also once kMaxPasses messages passed it, so a
+    // steady stream of Urgent ones cannot hold a queue op back for ever.
+    constexpr uint32_t kMaxPasses = 64;
     auto next = backlog_.begin();
-    for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
-      if (it->order == Order::Urgent) {
-        next = it;
-        break;
+    if (passedOldest_ < kMaxPasses)
+      for (auto it = backlog_.begin(); it != backlog_.end(); ++it) {
+        if (it->order == Order::Urgent) {
+          next = it;
+          break;
+        }
+        if (it->order != Order::Deferrable)
+          break;
       }
-      if (it->order != Order::Deferrable)
-        break;
-    }
+    passedOldest_ = next == backlog_.begin() ? 0 : passedOldest_ + 1;
     Received received = std::move(*next);
     backlog_.erase(next);
     handler_(received.source, received.message);

@@ -215,6 +215,8 @@ private:
   Classifier classifier_;
   /// Received, not yet handled (progress thread only).
   std::deque<Received> backlog_;
+  /// How many messages passed the oldest one in backlog_.
+  uint32_t passedOldest_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable stopped_;
