@@ -1,0 +1,180 @@
+//===- MpiDriverTest.cpp - the mpi driver's copies across ranks ------------===//
+//
+// Runs as rank 0 of `mpirun -np 3` with `fleet-run --serve` as ranks 1 and 2
+// (test/MPI/driver.test). Command buffers of a remote device that mix copies
+// from rank 0's memory, copies from another server's memory and copies in
+// place are split into a chain (docs/distributed.md "What crosses the
+// network"); every copy must land where its command says.
+//
+//===----------------------------------------------------------------------===//
+
+#include "drivers/mpi/MpiDevice.h"
+#include "fleet/runtime/hal/Allocator.h"
+#include "fleet/runtime/hal/CommandBuffer.h"
+#include "fleet/runtime/hal/DeviceGroup.h"
+#include "fleet/runtime/hal/Driver.h"
+#include "fleet/runtime/hal/Fence.h"
+#include "fleet/runtime/hal/Semaphore.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+namespace fleet::runtime {
+namespace {
+
+using hal::BindingRef;
+using hal::Buffer;
+using hal::BufferUsage;
+using hal::MemoryType;
+using hal::Ref;
+
+constexpr uint64_t kBytes = 64;
+
+#define ASSERT_OK(expr)                                                        \
+  do {                                                                         \
+    hal::Status _status = (expr);                                              \
+    ASSERT_TRUE(_status.ok()) << _status.toString();                           \
+  } while (0)
+
+class MpiDriverTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    hal::registerRemoteDriver(&mpi::createMpiDevice);
+    for (const char *uri :
+         {"local-task", "mpi://1/local-task", "mpi://2/local-task"}) {
+      hal::StatusOr<Ref<hal::Device>> device = hal::createDevice(uri);
+      ASSERT_TRUE(device.ok()) << device.status().toString();
+      devices.push_back(*device);
+    }
+    hal::StatusOr<Ref<hal::DeviceGroup>> created =
+        hal::DeviceGroup::create(devices);
+    ASSERT_TRUE(created.ok()) << created.status().toString();
+    group = *created;
+  }
+
+  /// Rank 0's memory holding `bytes` of `value`.
+  Ref<Buffer> host(uint8_t value, uint64_t bytes = kBytes) {
+    hal::StatusOr<Ref<Buffer>> buffer = devices[0]->allocator().allocate(
+        MemoryType::HostLocal, BufferUsage::Transfer | BufferUsage::SharingExport,
+        bytes);
+    EXPECT_TRUE(buffer.ok()) << buffer.status().toString();
+    if (!buffer.ok())
+      return Ref<Buffer>();
+    std::memset((*buffer)->storage(), value, bytes);
+    return *buffer;
+  }
+
+  /// Server memory of device `index`.
+  Ref<Buffer> remote(size_t index, uint64_t bytes) {
+    hal::StatusOr<Ref<Buffer>> buffer = devices[index]->allocator().allocate(
+        MemoryType::DeviceLocal,
+        BufferUsage::Transfer | BufferUsage::SharingExport, bytes);
+    EXPECT_TRUE(buffer.ok()) << buffer.status().toString();
+    return buffer.ok() ? *buffer : Ref<Buffer>();
+  }
+
+  /// Runs `copies` (source, target offset) as one command buffer on device
+  /// 2 after `wait`, into `target`, and returns the target's bytes.
+  std::vector<uint8_t>
+  run(std::vector<std::pair<Buffer *, uint64_t>> copies, Buffer &target,
+      hal::Fence *wait) {
+    hal::Device &device = *devices[2];
+    auto created = hal::CommandBuffer::create(
+        device, hal::CommandBufferMode::OneShot, hal::CommandCategory::Any, 1);
+    EXPECT_TRUE(created.ok()) << created.status().toString();
+    if (!created.ok())
+      return {};
+    Ref<hal::CommandBuffer> commands = *created;
+    for (auto [source, offset] : copies) {
+      hal::Status recorded = commands->copyBuffer(
+          BindingRef::of(*source, 0, kBytes),
+          BindingRef::of(target, offset, kBytes), kBytes);
+      EXPECT_TRUE(recorded.ok()) << recorded.toString();
+    }
+    EXPECT_TRUE(commands->finalize().ok());
+    Ref<hal::Semaphore> timeline = hal::Semaphore::create(0);
+    Ref<hal::Fence> executed = hal::Fence::createAt(*timeline, 1);
+    Ref<hal::Fence> read = hal::Fence::createAt(*timeline, 2);
+    hal::CommandBuffer *list[] = {commands.get()};
+    hal::Status status = device.queueExecute(1, wait, executed.get(), list);
+    EXPECT_TRUE(status.ok()) << status.toString();
+    Ref<Buffer> out = host(0, target.byteSize());
+    status = device.queueCopy(1, executed.get(), read.get(), target, 0, *out,
+                              0, target.byteSize());
+    EXPECT_TRUE(status.ok()) << status.toString();
+    status = read->wait(hal::Timeout::milliseconds(60000));
+    EXPECT_TRUE(status.ok()) << status.toString();
+    return std::vector<uint8_t>(out->storage(),
+                                out->storage() + target.byteSize());
+  }
+
+  std::vector<Ref<hal::Device>> devices;
+  Ref<hal::DeviceGroup> group;
+};
+
+/// Bytes `value` at [offset, offset + kBytes) of `bytes`.
+::testing::AssertionResult holds(const std::vector<uint8_t> &bytes,
+                                 uint64_t offset, uint8_t value) {
+  if (bytes.size() < offset + kBytes)
+    return ::testing::AssertionFailure() << "only " << bytes.size()
+                                         << " bytes";
+  for (uint64_t i = offset; i < offset + kBytes; ++i)
+    if (bytes[i] != value)
+      return ::testing::AssertionFailure()
+             << "byte " << i << " is " << int(bytes[i]) << ", expected "
+             << int(value);
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(MpiDriverTest, PeerCopyBeforeAndAfterCopiesFromRankZero) {
+  // Rank 1's memory, filled there.
+  Ref<Buffer> peer = remote(1, kBytes);
+  ASSERT_TRUE(peer);
+  Ref<hal::Semaphore> filled = hal::Semaphore::create(0);
+  Ref<hal::Fence> fill = hal::Fence::createAt(*filled, 1);
+  ASSERT_OK(devices[1]->queueFill(1, nullptr, fill.get(), *peer, 0, kBytes,
+                                  0x11, 1));
+  Ref<Buffer> first = host(0x22), second = host(0x33);
+  Ref<Buffer> target = remote(2, 3 * kBytes);
+  ASSERT_TRUE(first && second && target);
+  // A copy from rank 1 between copies from rank 0 (it once joined their
+  // row and held it up for ever).
+  std::vector<uint8_t> bytes = run({{peer.get(), 0},
+                                    {first.get(), kBytes},
+                                    {second.get(), 2 * kBytes}},
+                                   *target, fill.get());
+  EXPECT_TRUE(holds(bytes, 0, 0x11));
+  EXPECT_TRUE(holds(bytes, kBytes, 0x22));
+  EXPECT_TRUE(holds(bytes, 2 * kBytes, 0x33));
+  bytes = run({{second.get(), 0},
+               {peer.get(), kBytes},
+               {first.get(), 2 * kBytes}},
+              *target, nullptr);
+  EXPECT_TRUE(holds(bytes, 0, 0x33));
+  EXPECT_TRUE(holds(bytes, kBytes, 0x11));
+  EXPECT_TRUE(holds(bytes, 2 * kBytes, 0x22));
+}
+
+TEST_F(MpiDriverTest, RowsOfCopiesFromRankZeroAllLand) {
+  // Copies from rank 0's memory in a row leave together (one wait, sent in
+  // row order); each must land, for every row length.
+  for (int length = 1; length <= 6; ++length) {
+    Ref<Buffer> target = remote(2, uint64_t(length) * kBytes);
+    ASSERT_TRUE(target);
+    std::vector<Ref<Buffer>> sources;
+    std::vector<std::pair<Buffer *, uint64_t>> copies;
+    for (int i = 0; i < length; ++i) {
+      sources.push_back(host(uint8_t(0x40 + i)));
+      copies.push_back({sources.back().get(), uint64_t(i) * kBytes});
+    }
+    std::vector<uint8_t> bytes = run(copies, *target, nullptr);
+    for (int i = 0; i < length; ++i)
+      EXPECT_TRUE(holds(bytes, uint64_t(i) * kBytes, uint8_t(0x40 + i)))
+          << "copy " << i << " of a row of " << length;
+  }
+}
+
+} // namespace
+} // namespace fleet::runtime
