@@ -44,6 +44,12 @@ uint64_t Fence::lastSignalerSlice() const {
   return slice;
 }
 
+void Fence::setLastSignalerSlice(uint64_t slice) {
+  if (slice)
+    for (const FenceEntry &entry : entries_)
+      entry.semaphore->setLastSignalerSlice(slice);
+}
+
 bool Fence::reachedOrFailed() const {
   for (const FenceEntry &entry : entries_)
     if (!entry.semaphore->reachedOrFailed(entry.value))

@@ -8,18 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../TestUtil.h"
+
 #include "drivers/mpi/MpiDevice.h"
-#include "fleet/runtime/hal/Allocator.h"
-#include "fleet/runtime/hal/CommandBuffer.h"
-#include "fleet/runtime/hal/DeviceGroup.h"
-#include "fleet/runtime/hal/Driver.h"
 #include "fleet/runtime/hal/Fence.h"
 #include "fleet/runtime/hal/Semaphore.h"
-
-#include <gtest/gtest.h>
-
-#include <cstring>
-#include <vector>
 
 namespace fleet::runtime {
 namespace {
@@ -29,14 +22,9 @@ using hal::Buffer;
 using hal::BufferUsage;
 using hal::MemoryType;
 using hal::Ref;
+using namespace hal::testing;
 
 constexpr uint64_t kBytes = 64;
-
-#define ASSERT_OK(expr)                                                        \
-  do {                                                                         \
-    hal::Status _status = (expr);                                              \
-    ASSERT_TRUE(_status.ok()) << _status.toString();                           \
-  } while (0)
 
 class MpiDriverTest : public ::testing::Test {
 protected:
@@ -44,26 +32,19 @@ protected:
     hal::registerRemoteDriver(&mpi::createMpiDevice);
     for (const char *uri :
          {"local-task", "mpi://1/local-task", "mpi://2/local-task"}) {
-      hal::StatusOr<Ref<hal::Device>> device = hal::createDevice(uri);
-      ASSERT_TRUE(device.ok()) << device.status().toString();
-      devices.push_back(*device);
+      devices.push_back(makeDevice(uri));
+      ASSERT_TRUE(devices.back());
     }
-    hal::StatusOr<Ref<hal::DeviceGroup>> created =
-        hal::DeviceGroup::create(devices);
-    ASSERT_TRUE(created.ok()) << created.status().toString();
-    group = *created;
+    FLEET_ASSERT_OK_AND_ASSIGN(group, hal::DeviceGroup::create(devices));
   }
 
   /// Rank 0's memory holding `bytes` of `value`.
   Ref<Buffer> host(uint8_t value, uint64_t bytes = kBytes) {
-    hal::StatusOr<Ref<Buffer>> buffer = devices[0]->allocator().allocate(
-        MemoryType::HostLocal, BufferUsage::Transfer | BufferUsage::SharingExport,
-        bytes);
-    EXPECT_TRUE(buffer.ok()) << buffer.status().toString();
-    if (!buffer.ok())
-      return Ref<Buffer>();
-    std::memset((*buffer)->storage(), value, bytes);
-    return *buffer;
+    Ref<Buffer> buffer =
+        makeHostBuffer(*devices[0], bytes, BufferUsage::SharingExport);
+    if (buffer)
+      std::memset(buffer->storage(), value, bytes);
+    return buffer;
   }
 
   /// Server memory of device `index`.
@@ -104,7 +85,7 @@ protected:
     status = device.queueCopy(1, executed.get(), read.get(), target, 0, *out,
                               0, target.byteSize());
     EXPECT_TRUE(status.ok()) << status.toString();
-    status = read->wait(hal::Timeout::milliseconds(60000));
+    status = read->wait(testTimeout());
     EXPECT_TRUE(status.ok()) << status.toString();
     return std::vector<uint8_t>(out->storage(),
                                 out->storage() + target.byteSize());
@@ -134,7 +115,7 @@ TEST_F(MpiDriverTest, PeerCopyBeforeAndAfterCopiesFromRankZero) {
   ASSERT_TRUE(peer);
   Ref<hal::Semaphore> filled = hal::Semaphore::create(0);
   Ref<hal::Fence> fill = hal::Fence::createAt(*filled, 1);
-  ASSERT_OK(devices[1]->queueFill(1, nullptr, fill.get(), *peer, 0, kBytes,
+  FLEET_ASSERT_OK(devices[1]->queueFill(1, nullptr, fill.get(), *peer, 0, kBytes,
                                   0x11, 1));
   Ref<Buffer> first = host(0x22), second = host(0x33);
   Ref<Buffer> target = remote(2, 3 * kBytes);

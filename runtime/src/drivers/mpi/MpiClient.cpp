@@ -307,13 +307,9 @@ void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {
       return; // Forgotten: no mirror waits for it any more.
     name = it->second.name;
   }
-  Writer writer;
   if (!failure.ok() || semaphore.isFailed()) {
     Status status = failure.ok() ? semaphore.failureStatus() : failure;
-    writer.put(MessageKind::FailSemaphore).put(name)
-        .put(int32_t(status.code()));
-    writer.putString(status.message());
-    transport_->send(rank, std::move(writer.bytes));
+    transport_->send(rank, semaphoreMessage(name, status, 0, 0));
     return;
   }
   hal::StatusOr<uint64_t> value = semaphore.query();
@@ -326,9 +322,8 @@ void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {
       return;
     sent = *value;
   }
-  writer.put(MessageKind::Signal).put(name).put(*value)
-      .put(semaphore.lastSignalerSlice());
-  transport_->send(rank, std::move(writer.bytes));
+  transport_->send(rank, semaphoreMessage(name, Status(), *value,
+                                          semaphore.lastSignalerSlice()));
 }
 
 void Client::forwardReached(hal::Timepoint &timepoint, const Status &status) {

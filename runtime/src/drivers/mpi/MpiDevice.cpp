@@ -269,7 +269,7 @@ void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
   client_.putFence(writer, args.signal.get(), rank_, /*signals=*/true);
   int tag = client_.transport().nextDataTag();
   writer.put(remoteId(*args.target)).put(args.targetOffset).put(args.length)
-      .put(int32_t(tag)).put((args.wait ? args.wait->lastSignalerSlice() : 0));
+      .put(int32_t(tag)).put(args.wait ? args.wait->lastSignalerSlice() : 0);
   // The source stays alive until its last chunk is sent.
   Ref<Buffer> source = args.source;
   client_.transport().sendWithData(rank_, std::move(writer.bytes),
@@ -277,8 +277,6 @@ void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
                                    args.length, tag, [source] {});
 }
 
-/// Runs `ready` once every entry of `fence` is reached, or with the first
-/// failure.
 /// The copies from rank 0's memory in one row of a split execute wait on
 /// the same fence but must leave in row order (the server applies them in
 /// the order it receives them): each runs its send once every earlier one
@@ -308,6 +306,8 @@ struct WriteRow {
   std::map<uint32_t, std::function<void()>> ready;
 };
 
+/// Runs `ready` once every entry of `fence` is reached, or with the first
+/// failure.
 struct FenceWaiter {
   std::vector<hal::Timepoint> timepoints;
   std::atomic<size_t> remaining{0};
@@ -377,21 +377,19 @@ void MpiDevice::splitExecute(QueueOp &op) {
   // order sent (a later one may overwrite an earlier one's target). Only
   // what follows the row waits for the last of them.
   Ref<hal::Fence> rowWait;
-  bool inWriteRow = false;
-  std::shared_ptr<WriteRow> row;
+  std::shared_ptr<WriteRow> row; // Set while a row of Writes is open.
   uint32_t rowIndex = 0;
   // Submits what is recorded in `pending` (or the copy `run`), chained.
   auto issue = [&](const std::function<Status(hal::Fence *, hal::Fence *)>
                        &run,
                    bool write = false) {
-    if (!write || !inWriteRow) {
+    if (write && row) {
+      ++rowIndex;
+    } else {
       rowWait = wait;
       row = write ? std::make_shared<WriteRow>() : nullptr;
       rowIndex = 0;
-    } else {
-      ++rowIndex;
     }
-    inWriteRow = write;
     Ref<hal::Fence> signal = hal::Fence::createAt(*chain, ++step);
     // Only this submission reads the row (submit() of the copy).
     writeRow_ = row;
@@ -479,9 +477,8 @@ void MpiDevice::splitExecute(QueueOp &op) {
       if (!reached.ok())
         return signal->fail(reached);
       // The trace's arrows go through the chain to its last step's cause.
-      if (uint64_t slice = last ? last->lastSignalerSlice() : 0)
-        for (const FenceEntry &entry : signal->entries())
-          entry.semaphore->setLastSignalerSlice(slice);
+      if (last)
+        signal->setLastSignalerSlice(last->lastSignalerSlice());
       (void)signal->signal();
     });
   }

@@ -48,7 +48,10 @@
 #ifndef FLEET_RUNTIME_DRIVERS_MPI_MPIPROTOCOL_H
 #define FLEET_RUNTIME_DRIVERS_MPI_MPIPROTOCOL_H
 
+#include "drivers/mpi/MpiTransport.h"
+
 #include <cstdint>
+#include <vector>
 
 namespace fleet::runtime::mpi {
 
@@ -117,6 +120,23 @@ enum class RemoteOpKind : uint8_t {
 
 /// A buffer operand of an Execute: a remote buffer or a binding-table slot.
 constexpr uint64_t kSlotBuffer = 0;
+
+/// A semaphore's state for the mirrors named `name`: FailSemaphore with
+/// `failure` when it is not OK, else Signal to `value` with the slice that
+/// signalled it.
+inline std::vector<uint8_t> semaphoreMessage(uint64_t name,
+                                             const hal::Status &failure,
+                                             uint64_t value, uint64_t slice) {
+  Writer writer;
+  if (!failure.ok()) {
+    writer.put(MessageKind::FailSemaphore).put(name)
+        .put(int32_t(failure.code()));
+    writer.putString(failure.message());
+  } else {
+    writer.put(MessageKind::Signal).put(name).put(value).put(slice);
+  }
+  return std::move(writer.bytes);
+}
 
 } // namespace fleet::runtime::mpi
 

@@ -66,18 +66,12 @@ void Server::relay(uint64_t name, uint64_t value, int rank) {
           break;
         }
     }
-    Writer writer;
-    if (!status.ok()) {
-      writer.put(MessageKind::FailSemaphore).put(relay->name)
-          .put(int32_t(status.code()));
-      writer.putString(status.message());
-    } else {
-      hal::StatusOr<uint64_t> now = relay->mirror->query();
-      writer.put(MessageKind::Signal).put(relay->name)
-          .put(now.ok() ? *now : timepoint.value)
-          .put(relay->mirror->lastSignalerSlice());
-    }
-    server.transport_.send(relay->rank, std::move(writer.bytes));
+    hal::StatusOr<uint64_t> now = relay->mirror->query();
+    server.transport_.send(
+        relay->rank,
+        semaphoreMessage(relay->name, status,
+                         now.ok() ? *now : timepoint.value,
+                         relay->mirror->lastSignalerSlice()));
   };
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -226,9 +226,7 @@ void Server::runOp(int source, Reader &reader) {
     if (status.ok()) {
       // What waits on the copy draws its arrow from what the copy waited
       // for in rank 0.
-      if (slice)
-        for (const hal::FenceEntry &entry : signal->entries())
-          entry.semaphore->setLastSignalerSlice(slice);
+      signal->setLastSignalerSlice(slice);
       status = signal->signal();
     } else {
       signal->fail(status);

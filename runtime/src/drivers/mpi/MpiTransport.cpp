@@ -38,12 +38,13 @@ void waitQuietly(MPI_Request &request) {
   }
 }
 
-/// FLEET_MPI_NICE=N runs the transport's threads at nice N. A device worker
-/// sharing its core with a polling thread ran its kernels ~1.6x slower,
-/// and nice 19 gave that back, but delayed the messages the other rank
-/// waits for more than it saved (docs/distributed.md "Measured"), so the
-/// default leaves the priority alone.
-void lowerPriority() {
+/// Sets up a transport thread: 1 us timer slack, and with FLEET_MPI_NICE=N
+/// nice N. A device worker sharing its core with a polling thread ran its
+/// kernels ~1.6x slower, and nice 19 gave that back, but delayed the
+/// messages the other rank waits for more than it saved
+/// (docs/distributed.md "Measured"), so the default leaves the priority
+/// alone.
+void configureThread() {
   // Short sleeps between polls are what a message waits for: Linux's
   // default 50 us timer slack would stretch each.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -153,7 +154,7 @@ void Transport::receiveData(int source, uint8_t *target, uint64_t length,
 }
 
 void Transport::senderLoop() {
-  lowerPriority();
+  configureThread();
   while (true) {
     Outgoing next;
     {
@@ -189,7 +190,7 @@ void Transport::senderLoop() {
 }
 
 void Transport::progressLoop() {
-  lowerPriority();
+  configureThread();
   // Spin while messages flow (spinWindow), else poll, then sleep: at most
   // 50 us while work is pending (pendingWork) or a message came in the last
   // 20 ms; else doubling to 1 ms, and 5 ms once nothing came for 100 ms (an

@@ -49,6 +49,9 @@ public:
   /// The trace slice that last signalled one of its semaphores (the
   /// largest id; 0 when untraced). Tracing only.
   uint64_t lastSignalerSlice() const;
+  /// Names `slice` (0: none, nothing changes) as the last signaller of
+  /// every semaphore, for the arrows of what waits on them. Tracing only.
+  void setLastSignalerSlice(uint64_t slice);
 
   /// `hal.fence.signal`: signals every semaphore to its value.
   Status signal();
