@@ -91,6 +91,17 @@ mlir::LogicalResult tileAndVectorize(mlir::func::FuncOp func,
                                      const TargetInfo &target,
                                      llvm::raw_ostream *dumpStream);
 
+/// Makes each vector read of a row of a binding inside a loop also prefetch
+/// the same columns of the next row (PrefetchNextRows.cpp). For reduction
+/// kernels, after vectorization.
+void prefetchNextRows(mlir::func::FuncOp func);
+
+/// In a reduction kernel writing a binding of 16 MiB or more, makes the
+/// vector writes of its innermost loops non-temporal stores in a copy of
+/// the loop taken when the bindings are 64-byte aligned
+/// (NonTemporalStores.cpp). After bufferization.
+void useNonTemporalStores(mlir::func::FuncOp func);
+
 /// Bufferizes and lowers the module to the LLVM dialect.
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        llvm::raw_ostream *dumpStream);

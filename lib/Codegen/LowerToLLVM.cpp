@@ -108,6 +108,8 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
   };
   if (failed(runPipeline(module, dumpStream, buildBuffers)))
     return module.emitError("buffer and loop lowering failed");
+  for (auto func : module.getOps<func::FuncOp>())
+    useNonTemporalStores(func);
 
   // bf16 arithmetic in f32 (LLVM would promote it with __truncsfbf2 libcalls,
   // missing from Debian 12's libgcc); the truncations left are expanded to

@@ -483,7 +483,11 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
                 << ")\n"
                 << func << "\n";
   vectorizeStaticOps(func, rewriter);
-  return cleanupVectors(func);
+  if (failed(cleanupVectors(func)))
+    return failure();
+  if (kind == KernelKind::Reduction)
+    prefetchNextRows(func);
+  return success();
 }
 
 } // namespace fleet::codegen::detail

@@ -7,7 +7,7 @@
 // (ELF magic, ET_DYN): each entry symbol is renamed, the variants name their
 // library and symbols and hold no object any more. x86-64-v3 records AVX2
 // and FMA but no AVX-512.
-// CHECK: module attributes {fleet.kernel_libraries = [{abi_version = 1 : i64, checksum = "{{[0-9a-f]+}}", cpu_features = [{{.*}}"avx2"{{.*}}], data = dense<"0x7F454C4602010100000000000000000003003E00{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>, format = "fleet-object-x86_64", name = "kernels_fleet-object-x86_64", target_cpu = "x86-64-v3"}]}
+// CHECK: module attributes {fleet.kernel_libraries = [{abi_version = 2 : i64, checksum = "{{[0-9a-f]+}}", cpu_features = [{{.*}}"avx2"{{.*}}], data = dense<"0x7F454C4602010100000000000000000003003E00{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>, format = "fleet-object-x86_64", name = "kernels_fleet-object-x86_64", target_cpu = "x86-64-v3"}]}
 // NOAVX512-NOT: avx512
 // CHECK-LABEL: hal.executable private @abs_dispatch
 // CHECK: hal.executable.variant public @x86 target(<"llvm-cpu", "fleet-object-x86_64">) attributes {fleet.kernel_library = {library = "kernels_fleet-object-x86_64", symbols = ["fleet_kernel_0_abs"]}}

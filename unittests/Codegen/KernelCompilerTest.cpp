@@ -295,38 +295,79 @@ const char *kSoftmaxBody = R"mlir(
       bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$Rx$Cxf32>, memref<$Rx$Cxf32>) -> ()
 )mlir";
 
-void checkSoftmax(int64_t rows, int64_t columns, bool configure = true) {
-  std::string source = substitute(
+std::vector<float> softmaxReference(const std::vector<float> &x, int64_t rows,
+                                    int64_t columns) {
+  std::vector<float> expected(x.size());
+  for (int64_t i = 0; i < rows; ++i) {
+    const float *row = x.data() + i * columns;
+    float max = -INFINITY;
+    for (int64_t j = 0; j < columns; ++j)
+      max = std::max(max, row[j]);
+    double sum = 0;
+    for (int64_t j = 0; j < columns; ++j)
+      sum += std::exp(static_cast<double>(row[j] - max));
+    for (int64_t j = 0; j < columns; ++j)
+      expected[i * columns + j] =
+          static_cast<float>(std::exp(static_cast<double>(row[j] - max)) / sum);
+  }
+  return expected;
+}
+
+std::string softmaxSource(int64_t rows, int64_t columns) {
+  return substitute(
       executable("%a: !stream.binding, %o: !stream.binding", kSoftmaxBody),
       {{"$NAME", "softmax"},
        {"$R", std::to_string(rows)},
        {"$C", std::to_string(columns)}});
-  auto kernel = compileAndLoad(source, {configure});
+}
+
+void checkSoftmax(int64_t rows, int64_t columns, bool configure = true) {
+  auto kernel = compileAndLoad(softmaxSource(rows, columns), {configure});
   ASSERT_LOADED(kernel);
   std::vector<float> x = randomFloats(rows * columns, 8);
   for (float &v : x)
     v *= 8.0f;
-  std::vector<float> out(x.size(), -7.0f), expected(x.size());
-  for (int64_t i = 0; i < rows; ++i) {
-    float max = -INFINITY;
-    for (int64_t j = 0; j < columns; ++j)
-      max = std::max(max, x[i * columns + j]);
-    double sum = 0;
-    for (int64_t j = 0; j < columns; ++j)
-      sum += std::exp(static_cast<double>(x[i * columns + j] - max));
-    for (int64_t j = 0; j < columns; ++j)
-      expected[i * columns + j] = static_cast<float>(
-          std::exp(static_cast<double>(x[i * columns + j] - max)) / sum);
-  }
+  std::vector<float> out(x.size(), -7.0f);
   ASSERT_EQ(runAllWorkgroups(*kernel, {x.data(), out.data()},
                              {x.size() * 4, out.size() * 4}),
             0);
-  expectNear(out, expected, 1e-5f);
+  expectNear(out, softmaxReference(x, rows, columns), 1e-5f);
 }
 
 TEST(KernelCompiler, Softmax) { checkSoftmax(19, 67); }
 TEST(KernelCompiler, SoftmaxManyWorkgroups) { checkSoftmax(300, 1000); }
 TEST(KernelCompiler, SoftmaxOneByOne) { checkSoftmax(1, 1); }
+
+/// A 16 MiB softmax result is written with streaming stores when the result
+/// binding is 64-byte aligned and with ordinary ones when it is not; the
+/// next row of the input is prefetched (docs/kernels.md "Streaming
+/// stores"). Both paths must give the same numbers.
+TEST(KernelCompiler, SoftmaxStreamsLargeResults) {
+  const int64_t rows = 1024, columns = 4096;
+  CompileFlags flags;
+  flags.keepLLVMIR = true;
+  auto kernel = compileAndLoad(softmaxSource(rows, columns), flags);
+  ASSERT_LOADED(kernel);
+  EXPECT_NE(kernel->llvmIR.find("!nontemporal"), std::string::npos);
+  EXPECT_NE(kernel->llvmIR.find("@llvm.prefetch"), std::string::npos);
+
+  std::vector<float> x = randomFloats(rows * columns, 9);
+  for (float &v : x)
+    v *= 8.0f;
+  std::vector<float> expected = softmaxReference(x, rows, columns);
+  // Room for a 64-byte aligned result and one 4 bytes past it.
+  std::vector<float> storage(x.size() + 32, -7.0f);
+  float *aligned = reinterpret_cast<float *>(
+      (reinterpret_cast<uintptr_t>(storage.data()) + 63) & ~uintptr_t(63));
+  for (float *out : {aligned, aligned + 1}) {
+    SCOPED_TRACE(out == aligned ? "aligned result" : "result 4 bytes off");
+    std::fill(storage.begin(), storage.end(), -7.0f);
+    ASSERT_EQ(runAllWorkgroups(*kernel, {x.data(), out},
+                               {x.size() * 4, x.size() * 4}),
+              0);
+    expectNear(std::vector<float>(out, out + x.size()), expected, 1e-5f);
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Push constants and binding offsets (KernelABI.h)

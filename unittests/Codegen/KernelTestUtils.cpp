@@ -96,6 +96,9 @@ llvm::Expected<LoadedKernel> compileAndLoad(const std::string &source,
   if (getenv("FLEET_KERNEL_DUMP"))
     options.dumpStream = &llvm::errs();
   options.exports.push_back({exportOp.getSymName().str(), function});
+  llvm::raw_string_ostream llvmIR(kernel.llvmIR);
+  if (flags.keepLLVMIR)
+    options.llvmIRStream = &llvmIR;
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<KernelObject> object = compileKernelModule(inner, options);
   if (!object)

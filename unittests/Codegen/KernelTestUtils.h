@@ -30,11 +30,15 @@ struct LoadedKernel {
   fleet_kernel_fn_t function = nullptr;
   double compileMillis = 0, mlirMillis = 0, llvmMillis = 0;
   size_t objectBytes = 0;
+  /// The optimized LLVM IR (CompileFlags::keepLLVMIR).
+  std::string llvmIR;
 };
 
 struct CompileFlags {
   bool configure = true;
   std::string targetCPU = "host";
+  /// Keep the LLVM IR in LoadedKernel::llvmIR.
+  bool keepLLVMIR = false;
 };
 
 /// Compiles and loads the single export of the executable in `source`.

@@ -55,7 +55,7 @@
 // RUN: fleet-run --module=%t.fleet --device=local-sync --function=abs2d --input=@%t.in.npy --expected_output=@%t.in.npy --expected_f32_threshold=20 | FileCheck %s --check-prefix=SUCCESS2
 // SUCCESS2: [SUCCESS]
 
-module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 1 : i64} {
+module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 2 : i64} {
   util.global private @__device_0 = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   hal.executable private @kernels {
     hal.executable.variant public @fleet_object target(<"llvm-cpu", "fleet-object-x86_64">) objects([#hal.executable.object<{data = @OBJECT@}>]) {

@@ -44,7 +44,7 @@
 // TRAILING: EXEC @trailing
 // TRAILING: error: 1 queue op(s) on device 'local-task:0' failed (see --trace or --print_statistics)
 
-module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 1 : i64} {
+module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 2 : i64} {
   util.global private @__device_0 = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   hal.executable private @kernels {
     hal.executable.variant public @fleet_object target(<"llvm-cpu", "fleet-object-x86_64">) objects([#hal.executable.object<{data = @OBJECT@}>]) {

@@ -46,7 +46,7 @@
 // DIVOK-NEXT: result[1]: i32=-4
 // DIVOK-NEXT: result[2]: i32=-1
 
-module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 1 : i64} {
+module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 2 : i64} {
   util.global private mutable @bias = 1 : i32
   util.global private mutable @cell = 0 : i32
   // Initializers run in module order: the second sees the first's store.

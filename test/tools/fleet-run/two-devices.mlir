@@ -97,7 +97,7 @@
 // STATS-NEXT: load executables: {{.*}} (1 loaded)
 // STATS-NEXT: run initializers:
 
-module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 1 : i64} {
+module attributes {fleet.artifact_version = 1 : i64, fleet.kernel_abi_version = 2 : i64} {
   util.global private @device_a = #hal.device.target<"local", {ordinal = 0 : index}> : !hal.device
   util.global private @device_b = #hal.device.target<"local", {ordinal = 1 : index}> : !hal.device
   hal.executable private @kernels {

@@ -412,6 +412,9 @@ Status LocalDevice::executeCommandBuffer(const QueueOp &op,
           0)
         result = runWorkgroups(executable.function(command.ordinal), state,
                                failedWorkgroup);
+      // This thread's streaming stores before the op's completion is
+      // published (KernelABI.h).
+      fleet_kernel_store_fence();
       if (result != 0) {
         uint64_t x = failedWorkgroup % command.workgroups[0];
         uint64_t y = failedWorkgroup / command.workgroups[0] %

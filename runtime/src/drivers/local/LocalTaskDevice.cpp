@@ -68,6 +68,7 @@ struct DispatchJob {
             failedWorkgroup.store(index, std::memory_order_relaxed);
         }
       }
+      fleet_kernel_store_fence();
       if (completed.fetch_add(end - begin, std::memory_order_acq_rel) +
               (end - begin) ==
           total) {

@@ -30,6 +30,12 @@
 //   order of the dispatch's `constants([...])`. A kernel argument of type
 //   index/i64 takes two words (low, high); i32/f32 take one.
 //
+// Streaming stores
+//   Kernels may write with non-temporal stores (docs/kernels.md "Streaming
+//   stores"), which x86 does not order with later stores or atomics. Whoever
+//   runs workgroups calls fleet_kernel_store_fence() on each thread that ran
+//   some, after them and before publishing their completion (ABI version 2).
+//
 // Errors
 //   Return 0 on success; a non-zero value fails the dispatch, and the runtime
 //   fails the signal fence of the queue op that ran it.
@@ -45,7 +51,7 @@ extern "C" {
 #endif
 
 /// Version of this ABI, stored in each artifact (`fleet.kernel_abi_version`).
-#define FLEET_KERNEL_ABI_VERSION 1
+#define FLEET_KERNEL_ABI_VERSION 2
 
 /// Per-dispatch state shared by all workgroups of one dispatch.
 typedef struct fleet_kernel_state_t {
@@ -66,6 +72,14 @@ typedef int32_t (*fleet_kernel_fn_t)(const fleet_kernel_state_t *state,
                                      uint32_t workgroup_id_x,
                                      uint32_t workgroup_id_y,
                                      uint32_t workgroup_id_z);
+
+/// Orders the calling thread's non-temporal stores before its later stores
+/// (an `sfence` on x86; other targets' fences in atomics already do).
+static inline void fleet_kernel_store_fence(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#endif
+}
 
 #ifdef __cplusplus
 } // extern "C"
