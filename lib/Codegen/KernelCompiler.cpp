@@ -268,6 +268,7 @@ compileKernelModule(ModuleOp module, const KernelCompileOptions &options) {
       return diagnostics.error("export '" + entry.symbol +
                                "': unsupported dispatch function");
     detail::makeIntegerDivisionTotal(func);
+    detail::exposeMaskedReductions(func);
     if (failed(detail::tileAndVectorize(func, targetInfo, options.dumpStream)))
       return diagnostics.error("export '" + entry.symbol +
                                "': tiling and vectorization failed");

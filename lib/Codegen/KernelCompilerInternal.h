@@ -84,6 +84,11 @@ mlir::LogicalResult storeBooleansAsBytes(mlir::func::FuncOp func);
 /// (docs/kernels.md "Integer division"; TotalIntegerDivision.cpp).
 void makeIntegerDivisionTotal(mlir::func::FuncOp func);
 
+/// Rewrites reductions that skip elements by selecting their accumulator
+/// into ones that yield their combining op on a masked element, which the
+/// vectorizer takes (MaskedReductions.cpp). Before tiling.
+void exposeMaskedReductions(mlir::func::FuncOp func);
+
 /// Tiles the workgroup's tile for caches/registers and vectorizes it, per
 /// the function's `fleet.codegen` config (selected here when absent).
 /// `dumpStream` (optional) receives the IR after tiling.

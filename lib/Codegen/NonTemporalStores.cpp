@@ -90,7 +90,8 @@ int64_t knownDivisor(Value value) {
   }
   Operation *op = value.getDefiningOp();
   if (isa<arith::AddIOp, arith::SubIOp>(op))
-    return gcd(knownDivisor(op->getOperand(0)), knownDivisor(op->getOperand(1)));
+    return gcd(knownDivisor(op->getOperand(0)),
+               knownDivisor(op->getOperand(1)));
   if (isa<arith::MulIOp>(op))
     return times(knownDivisor(op->getOperand(0)),
                  knownDivisor(op->getOperand(1)));
@@ -221,7 +222,8 @@ void useNonTemporalStores(func::FuncOp func) {
     auto branch = scf::IfOp::create(
         builder, loop.getLoc(), aligned,
         [&](OpBuilder &b, Location at) {
-          scf::YieldOp::create(b, at, b.clone(*original, mapping)->getResults());
+          scf::YieldOp::create(b, at,
+                               b.clone(*original, mapping)->getResults());
         },
         [&](OpBuilder &b, Location at) {
           scf::YieldOp::create(b, at, b.clone(*original)->getResults());

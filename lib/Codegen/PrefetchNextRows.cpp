@@ -1,14 +1,15 @@
-//===- PrefetchNextRows.cpp - reduction kernels fetch the next row early ---===//
+//===- PrefetchNextRows.cpp - reduction kernels fetch the next row -------===//
 //
 // A reduction kernel visits each row of its input several times (softmax:
-// max, exp, sum, divide; docs/kernels.md "Row groups"). Only the first visit
-// reads memory; the later ones compute on the row in L1/L2 while memory sits
-// idle, so the first visit of the next row waits for DRAM again. After this
-// step every vector read of a row of a binding also prefetches the cache
-// lines of the same columns one row further on (`memref.prefetch`, an
-// upstream op lowered to `llvm.prefetch`), so the next row streams in while
-// this one computes. Invariant: prefetches never change a kernel's result;
-// their row index is clamped to the binding's last row.
+// max, exp, sum, divide; docs/pipeline.md "Row groups"). Only the first
+// visit reads memory; the later ones compute on the row in L1/L2 while
+// memory sits idle, so the first visit of the next row waits for DRAM again.
+// After this step each vector read of the last loop visiting a row (when
+// several do) also prefetches the cache lines of the same columns one row
+// further on (`memref.prefetch`, an upstream op lowered to `llvm.prefetch`),
+// so the next row streams in while this one computes (docs/kernels.md
+// "Streaming stores"). Invariant: prefetches never change a kernel's
+// result; their row index is clamped to the binding's last row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,22 +36,26 @@ namespace {
 constexpr int64_t kCacheLineBytes = 64;
 
 /// The row-major binding view `read` reads from, if it reads a whole
-/// in-bounds vector along the innermost dimension of a rank >= 2 view whose
-/// row index varies (a loop's), else null.
+/// in-bounds vector along the innermost dimension of a rank >= 2 view at a
+/// varying row and column (a chunk loop's read), else null.
 TypedValue<MemRefType> rowMajorSource(vector::TransferReadOp read) {
   auto toTensor = read.getBase().getDefiningOp<bufferization::ToTensorOp>();
   if (!toTensor)
     return nullptr;
   auto view = dyn_cast<TypedValue<MemRefType>>(toTensor.getBuffer());
   if (!view || view.getType().getRank() < 2 ||
-      !view.getType().hasStaticShape() || !view.getType().getLayout().isIdentity())
+      !view.getType().hasStaticShape() ||
+      !view.getType().getLayout().isIdentity())
     return nullptr;
   VectorType vector = read.getVectorType();
   if (vector.getRank() != 1 || !read.getPermutationMap().isMinorIdentity() ||
       llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }))
     return nullptr;
+  // A loop's read: the row and the column vary (a peeled remainder's
+  // column is constant).
   Value row = read.getIndices()[view.getType().getRank() - 2];
-  if (matchPattern(row, m_Constant()))
+  Value column = read.getIndices().back();
+  if (matchPattern(row, m_Constant()) || matchPattern(column, m_Constant()))
     return nullptr;
   return view;
 }
@@ -97,21 +102,22 @@ void prefetchNextRows(func::FuncOp func) {
     Location loc = read.getLoc();
     SmallVector<Value> indices(read.getIndices());
     Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    Value lastRow =
-        arith::ConstantIndexOp::create(builder, loc, type.getDimSize(rank - 2) - 1);
+    Value lastRow = arith::ConstantIndexOp::create(
+        builder, loc, type.getDimSize(rank - 2) - 1);
     Value nextRow = arith::AddIOp::create(builder, loc, indices[rank - 2], one);
     indices[rank - 2] = arith::MinSIOp::create(builder, loc, nextRow, lastRow);
     Value column = indices[rank - 1];
     for (int64_t offset = 0; offset < vectorElements; offset += lineElements) {
       Value step = arith::ConstantIndexOp::create(builder, loc, offset);
       indices[rank - 1] =
-          offset == 0 ? column : arith::AddIOp::create(builder, loc, column, step);
+          offset == 0 ? column
+                      : arith::AddIOp::create(builder, loc, column, step);
       memref::PrefetchOp::create(builder, loc, view, indices,
                                  /*isWrite=*/false, /*localityHint=*/3,
                                  /*isDataCache=*/true);
     }
-    LLVM_DEBUG(llvm::dbgs() << "prefetch the next row of " << type << " at "
-                            << loc << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "prefetch the next row of " << type << " at " << loc << "\n");
   }
 }
 

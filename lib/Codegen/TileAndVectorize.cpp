@@ -420,8 +420,12 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
     // map with a constant, (d0, d1) -> (d0, 0) as torch-mlir's keepdim
     // reductions have, crashed upstream's tiling; such ops tile the reduction
     // serially.
+    // Upstream's partial-reduction tiling leaves `linalg.index` of the tiled
+    // loop relative to the tile (measured: a causal mask compared column
+    // j - j0 with the row), so ops reading indices tile serially.
     bool innermostReduces =
         op.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+        !op.hasIndexSemantics() &&
         llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
           return map.isProjectedPermutation();
         });
