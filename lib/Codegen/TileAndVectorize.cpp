@@ -363,6 +363,38 @@ LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
       budget = 1;
     }
   }
+  // A transpose: an input whose innermost dimension is another loop `p`
+  // than the iteration's innermost loop. Chunks along the innermost loop
+  // alone would read that input one element per row; square blocks of a
+  // vector's lanes along both loops read whole vectors of it and transpose
+  // them in registers.
+  int64_t lanes = getLanes(root->getResult(0).getType(), target);
+  int64_t innermost = int64_t(tiles.size()) - 1;
+  for (OpOperand *input : root.getDpsInputOperands()) {
+    AffineMap map = root.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 || innermost < 0)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!dim || int64_t(dim.getPosition()) == innermost)
+      continue;
+    int64_t p = dim.getPosition();
+    if (iterators[p] != utils::IteratorType::parallel ||
+        iterators[innermost] != utils::IteratorType::parallel ||
+        ShapedType::isDynamic(ranges[p]) ||
+        ShapedType::isDynamic(ranges[innermost]) || ranges[p] < lanes ||
+        ranges[innermost] < lanes)
+      continue;
+    for (auto [i, tile] : llvm::enumerate(tiles))
+      tile = iterators[i] == utils::IteratorType::parallel && ranges[i] != 1
+                 ? 1
+                 : 0;
+    tiles[p] = ranges[p] == lanes ? 0 : lanes;
+    tiles[innermost] = ranges[innermost] == lanes ? 0 : lanes;
+    LLVM_DEBUG(llvm::dbgs() << "transpose: " << lanes << " x " << lanes
+                            << " blocks of loops " << p << " and "
+                            << innermost << "\n");
+    break;
+  }
   FailureOr<SmallVector<scf::ForOp>> loops =
       tileAndFuse(rewriter, cast<TilingInterface>(root.getOperation()), tiles);
   if (failed(loops))

@@ -112,6 +112,56 @@ TEST(KernelCompiler, ElementwiseChainOneDimension) {
   checkElementwise(1, 200003, true);
 }
 
+/// A transpose with a bias, as multi-head attention makes K^T:
+/// out[h, d, s] = in[s, h, d] + bias[h, d] (docs/kernels.md "Transposes").
+const char *kTransposeBody = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$Sx$Hx$Dxf32>
+      %1 = stream.binding.subspan %b[%c0] : !stream.binding -> memref<$Hx$Dxf32>
+      %2 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$Hx$Dx$Sxf32>
+      %ta = bufferization.to_tensor %0 restrict : memref<$Sx$Hx$Dxf32> to tensor<$Sx$Hx$Dxf32>
+      %tb = bufferization.to_tensor %1 restrict : memref<$Hx$Dxf32> to tensor<$Hx$Dxf32>
+      %e = tensor.empty() : tensor<$Hx$Dx$Sxf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ta, %tb : tensor<$Sx$Hx$Dxf32>, tensor<$Hx$Dxf32>) outs(%e : tensor<$Hx$Dx$Sxf32>) {
+      ^bb0(%x: f32, %y: f32, %out: f32):
+        %s = arith.addf %x, %y : f32
+        linalg.yield %s : f32
+      } -> tensor<$Hx$Dx$Sxf32>
+      bufferization.materialize_in_destination %r in restrict writable %2 : (tensor<$Hx$Dx$Sxf32>, memref<$Hx$Dx$Sxf32>) -> ()
+)mlir";
+
+void checkTranspose(int64_t s, int64_t h, int64_t d) {
+  std::string source = substitute(
+      executable("%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+                 kTransposeBody),
+      {{"$NAME", "transpose_bias"},
+       {"$S", std::to_string(s)},
+       {"$H", std::to_string(h)},
+       {"$D", std::to_string(d)}});
+  CompileFlags flags;
+  flags.keepLLVMIR = true;
+  auto kernel = compileAndLoad(source, flags);
+  ASSERT_LOADED(kernel);
+  // Blocks of whole vectors of the input, transposed in registers.
+  if (s >= 16 && d >= 16)
+    EXPECT_TRUE(llvm::Regex("load <(8|16) x float>").match(kernel->llvmIR))
+        << "the input is not read in vectors";
+  std::vector<float> a = randomFloats(s * h * d, 12), b = randomFloats(h * d, 13);
+  std::vector<float> out(h * d * s, -7.0f), expected(out.size());
+  for (int64_t ih = 0; ih < h; ++ih)
+    for (int64_t id = 0; id < d; ++id)
+      for (int64_t is = 0; is < s; ++is)
+        expected[(ih * d + id) * s + is] =
+            a[(is * h + ih) * d + id] + b[ih * d + id];
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), b.data(), out.data()},
+                             {a.size() * 4, b.size() * 4, out.size() * 4}),
+            0);
+  expectNear(out, expected, 0.0f);
+}
+
+TEST(KernelCompiler, TransposeBias) { checkTranspose(128, 4, 64); }
+TEST(KernelCompiler, TransposeBiasOddSizes) { checkTranspose(129, 3, 37); }
+TEST(KernelCompiler, TransposeBiasSmall) { checkTranspose(7, 1, 5); }
+
 //===----------------------------------------------------------------------===//
 // Matmul (+ bias + relu epilogue)
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,9 @@
 //===- ScheduleConcurrency.cpp - concurrent waves in execute regions ------===//
 //
-// Invariant established: inside every `stream.async.execute`, ops that do
-// not depend on each other and sit at the same dependency depth (a wave) are
-// grouped in one `stream.async.concurrent` region when there are two or
-// more of them; the waves follow each other in dependency order.
+// Invariant established: inside every `stream.async.execute`, each maximal
+// run of consecutive ops (program order) none of which uses another's result
+// (a wave) is one `stream.async.concurrent` region when it has two or more
+// ops; the ops keep their order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,31 +30,34 @@ namespace {
 
 void scheduleWaves(AsyncExecuteOp execute, SymbolTableCollection &symbols) {
   Block &body = execute.getBody().front();
-  // Depth of each streamable op: 1 + the deepest producer in the region.
-  // A dispatch whose export is not in the module may write any operand: it
-  // gets a wave of its own, after everything before it, and everything
-  // after it comes later (`floor`).
-  DenseMap<Operation *, unsigned> depth;
+  // Waves are runs of consecutive ops in program order that do not use each
+  // other's results: an op joins the current wave unless it reads one of
+  // its results. The program's order is kept, so a model written one
+  // micro-batch after the other runs that way and each micro-batch's values
+  // are still in cache when the next op reads them (docs/pipeline.md
+  // "Concurrency"). A dispatch whose export is not in the module may write
+  // any operand: it gets a wave of its own.
   SmallVector<SmallVector<Operation *>> waves;
-  unsigned floor = 0;
+  DenseSet<Operation *> current;
+  bool currentIsClosed = true;
   for (Operation &op : body.without_terminator()) {
     if (!isa<StreamableOpInterface>(op))
       continue;
-    unsigned d = floor;
-    for (Value operand : op.getOperands())
-      if (Operation *producer = operand.getDefiningOp())
-        if (producer->getBlock() == &body)
-          d = std::max(d, depth.lookup(producer));
-    if (isUnresolvedDispatch(&op, symbols)) {
-      d = std::max<unsigned>(d, waves.size());
-      floor = d + 1;
-      LLVM_DEBUG(llvm::dbgs() << "unresolved dispatch at " << op.getLoc()
-                              << ": wave " << d << " alone\n");
+    bool unresolved = isUnresolvedDispatch(&op, symbols);
+    bool readsCurrent = llvm::any_of(op.getOperands(), [&](Value operand) {
+      Operation *producer = operand.getDefiningOp();
+      return producer && current.contains(producer);
+    });
+    if (currentIsClosed || readsCurrent || unresolved) {
+      waves.emplace_back();
+      current.clear();
     }
-    depth[&op] = d + 1;
-    if (waves.size() <= d)
-      waves.resize(d + 1);
-    waves[d].push_back(&op);
+    waves.back().push_back(&op);
+    current.insert(&op);
+    currentIsClosed = unresolved;
+    LLVM_DEBUG(if (unresolved) llvm::dbgs()
+               << "unresolved dispatch at " << op.getLoc()
+               << ": wave " << waves.size() - 1 << " alone\n");
   }
   if (llvm::all_of(waves, [](auto &wave) { return wave.size() < 2; }))
     return;

@@ -48,6 +48,32 @@ util.func public @chain(%x: !stream.resource<external>, %sz: index) -> !stream.r
   util.return %h : !stream.resource<transient>
 }
 
+// Program order is kept: two micro-batches written one after the other
+// (a0, b0 reading a0, a1, b1 reading a1) are not regrouped by depth into
+// {a0, a1}, {b0, b1}; only neighbours that do not use each other share a
+// wave: {a0}, {b0, a1}, {b1}.
+// CHECK-LABEL: @program_order
+// CHECK: %[[A0:[a-z0-9_]+]] = stream.async.dispatch @ex::@f(%[[X:[a-z0-9_]+]][
+// CHECK-NEXT: %[[P:[a-z0-9_]+]]:2 = stream.async.concurrent with(%[[A0]] as %[[W:[a-z0-9_]+]]: {{.+}}, %[[X]] as %[[V:[a-z0-9_]+]]:
+// CHECK-NEXT: stream.async.dispatch @ex::@f(%[[W]][
+// CHECK-NEXT: stream.async.dispatch @ex::@f(%[[V]][
+// CHECK-NEXT: stream.yield
+// CHECK-NEXT: {{^ *}}}{{$}}
+// CHECK-NEXT: %[[B1:[a-z0-9_]+]] = stream.async.dispatch @ex::@f(%[[P]]#1[
+// CHECK-NEXT: stream.yield %[[P]]#0, %[[B1]] :
+util.func public @program_order(%x: !stream.resource<external>, %sz: index) -> (!stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %r:2, %t = stream.async.execute on(#stream.test.affinity<"a">) with(%x as %cx: !stream.resource<external>{%sz}) -> (!stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}) {
+    %a0 = stream.async.dispatch @ex::@f(%cx[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+    %b0 = stream.async.dispatch @ex::@f(%a0[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+    %a1 = stream.async.dispatch @ex::@f(%cx[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+    %b1 = stream.async.dispatch @ex::@f(%a1[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+    stream.yield %b0, %b1 : !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}
+  } => !stream.timepoint
+  %h:2 = stream.timepoint.await %t => %r#0, %r#1 : !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}
+  util.return %h#0, %h#1 : !stream.resource<transient>, !stream.resource<transient>
+}
+
 // Three independent dispatches form one wave of three.
 // CHECK-LABEL: @three_wide
 // CHECK: %[[P:.+]]:3 = stream.async.concurrent

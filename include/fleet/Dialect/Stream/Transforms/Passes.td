@@ -136,10 +136,12 @@ def ScheduleExecutionPass : Pass<"stream-schedule-execution"> {
 def ScheduleConcurrencyPass : Pass<"stream-schedule-concurrency"> {
   let summary = "Groups independent work in an execute region into concurrent regions";
   let description = [{
-    Inside each `stream.async.execute`, ops at the same dependency depth
-    (a wave) that do not depend on each other are wrapped in a
-    `stream.async.concurrent` region when there are two or more of them.
-    Unresolved dispatches (no export in the module) stay serial.
+    Inside each `stream.async.execute`, each run of consecutive ops none of
+    which uses another's result (a wave) is wrapped in a
+    `stream.async.concurrent` region when it has two or more ops. Ops are
+    never reordered: the program's order is the device's (cache locality,
+    docs/pipeline.md "Concurrency"). Unresolved dispatches (no export in the
+    module) stay serial.
 
     ```mlir
     // before
