@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -67,6 +68,11 @@ LogicalResult lowerVectorAndMath(ModuleOp module) {
   vector::populateVectorMultiReductionLoweringPatterns(
       patterns, vector::VectorMultiReductionLowering::InnerReduction);
   vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+  // Trailing unit dimensions (a pack's [.., 8, 1] tiles) would make every
+  // element its own store: transfers drop them first.
+  vector::populateDropInnerMostUnitDimsXferOpPatterns(patterns);
+  vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+  vector::populateDropUnitDimWithShapeCastPatterns(patterns);
   vector::populateVectorShapeCastLoweringPatterns(patterns);
   vector::populateVectorBroadcastLoweringPatterns(patterns);
   vector::populateVectorTransposeLoweringPatterns(
@@ -86,6 +92,33 @@ LogicalResult lowerVectorAndMath(ModuleOp module) {
   return success();
 }
 
+/// Copies bufferization left (a tile moved from one binding to another, a
+/// pack of whole runs) become vector transfers when their shape is static
+/// and at most kMaxVectorizedCopy elements; others stay loops. As scalar
+/// loops (LLVM's loop vectorizer is off, KernelCompiler.cpp) a pack of the
+/// filter of a 3x3 convolution with 256 channels took 0.4-0.8 ms.
+void vectorizeStaticCopies(ModuleOp module) {
+  constexpr int64_t kMaxVectorizedCopy = 4096;
+  SmallVector<linalg::CopyOp> copies;
+  module.walk([&](linalg::CopyOp copy) {
+    auto type = dyn_cast<MemRefType>(copy.getOutputs()[0].getType());
+    if (type && type.hasStaticShape() &&
+        type.getNumElements() <= kMaxVectorizedCopy &&
+        copy.getInputs()[0] != copy.getOutputs()[0])
+      copies.push_back(copy);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::CopyOp copy : copies) {
+    if (failed(linalg::vectorizeOpPrecondition(copy)))
+      continue;
+    rewriter.setInsertionPoint(copy);
+    FailureOr<linalg::VectorizationResult> result =
+        linalg::vectorize(rewriter, copy);
+    if (succeeded(result))
+      rewriter.eraseOp(copy);
+  }
+}
+
 } // namespace
 
 LogicalResult lowerToLLVMDialect(ModuleOp module,
@@ -93,9 +126,15 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
   if (failed(bufferizeKernelModule(module)))
     return failure();
 
+  auto buildCleanup = [](OpPassManager &cleanup) {
+    cleanup.addPass(createCanonicalizerPass());
+    cleanup.addPass(createCSEPass());
+  };
+  if (failed(runPipeline(module, dumpStream, buildCleanup)))
+    return module.emitError("buffer cleanup failed");
+  vectorizeStaticCopies(module);
+
   auto buildBuffers = [](OpPassManager &buffers) {
-  buffers.addPass(createCanonicalizerPass());
-  buffers.addPass(createCSEPass());
   OpPassManager &funcs = buffers.nest<func::FuncOp>();
   funcs.addPass(bufferization::createBufferLoopHoistingPass());
   bufferization::PromoteBuffersToStackPassOptions stack;

@@ -363,36 +363,46 @@ LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
       budget = 1;
     }
   }
-  // A transpose: an input whose innermost dimension is another loop `p`
-  // than the iteration's innermost loop. Chunks along the innermost loop
-  // alone would read that input one element per row; square blocks of a
-  // vector's lanes along both loops read whole vectors of it and transpose
-  // them in registers.
+  // A transpose: an input whose innermost dimension (unit dimensions
+  // aside) is another loop `p` than the iteration's innermost loop.
+  // Chunks along the innermost loop alone would read that input one element
+  // per row; blocks of up to a vector's lanes along both loops read whole
+  // vectors of it and transpose them in registers (docs/kernels.md
+  // "Transposes").
   int64_t lanes = getLanes(root->getResult(0).getType(), target);
+  auto isUnit = [&](int64_t loop) { return ranges[loop] == 1; };
   int64_t innermost = int64_t(tiles.size()) - 1;
+  while (innermost >= 0 && isUnit(innermost))
+    --innermost;
   for (OpOperand *input : root.getDpsInputOperands()) {
-    AffineMap map = root.getMatchingIndexingMap(input);
-    if (map.getNumResults() == 0 || innermost < 0)
+    if (innermost < 0)
+      break;
+    std::optional<int64_t> p;
+    for (AffineExpr result : llvm::reverse(
+             root.getMatchingIndexingMap(input).getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(result);
+      if (!dim)
+        break;
+      if (!isUnit(dim.getPosition())) {
+        p = dim.getPosition();
+        break;
+      }
+    }
+    if (!p || *p == innermost)
       continue;
-    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
-    if (!dim || int64_t(dim.getPosition()) == innermost)
-      continue;
-    int64_t p = dim.getPosition();
-    if (iterators[p] != utils::IteratorType::parallel ||
-        iterators[innermost] != utils::IteratorType::parallel ||
-        ShapedType::isDynamic(ranges[p]) ||
-        ShapedType::isDynamic(ranges[innermost]) || ranges[p] < lanes ||
-        ranges[innermost] < lanes)
+    auto blockable = [&](int64_t loop) {
+      return iterators[loop] == utils::IteratorType::parallel &&
+             !ShapedType::isDynamic(ranges[loop]) && ranges[loop] >= 4;
+    };
+    if (!blockable(*p) || !blockable(innermost))
       continue;
     for (auto [i, tile] : llvm::enumerate(tiles))
-      tile = iterators[i] == utils::IteratorType::parallel && ranges[i] != 1
-                 ? 1
-                 : 0;
-    tiles[p] = ranges[p] == lanes ? 0 : lanes;
-    tiles[innermost] = ranges[innermost] == lanes ? 0 : lanes;
-    LLVM_DEBUG(llvm::dbgs() << "transpose: " << lanes << " x " << lanes
-                            << " blocks of loops " << p << " and "
-                            << innermost << "\n");
+      tile = iterators[i] == utils::IteratorType::parallel && !isUnit(i) ? 1
+                                                                         : 0;
+    for (int64_t loop : {*p, innermost})
+      tiles[loop] = ranges[loop] <= lanes ? 0 : lanes;
+    LLVM_DEBUG(llvm::dbgs() << "transpose: blocks of loops " << *p << " and "
+                            << innermost << " (" << lanes << " lanes)\n");
     break;
   }
   FailureOr<SmallVector<scf::ForOp>> loops =

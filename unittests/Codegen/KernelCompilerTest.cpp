@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "llvm/Support/Regex.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -156,6 +157,74 @@ void checkTranspose(int64_t s, int64_t h, int64_t d) {
                              {a.size() * 4, b.size() * 4, out.size() * 4}),
             0);
   expectNear(out, expected, 0.0f);
+}
+
+/// linalg.transpose as data tiling's packs lower to (docs/kernels.md
+/// "Transposes"): `permutation` of a 4-d `in` shape with a trailing unit
+/// dimension. Checked element by element, and that the LLVM IR moves
+/// vectors (`vectorPattern`).
+void checkPackTranspose(std::array<int64_t, 4> in,
+                        std::array<int64_t, 4> permutation,
+                        const char *vectorPattern) {
+  std::array<int64_t, 4> out;
+  for (int i = 0; i < 4; ++i)
+    out[i] = in[permutation[i]];
+  auto shape = [](const std::array<int64_t, 4> &dims) {
+    return std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+           std::to_string(dims[2]) + "x" + std::to_string(dims[3]) + "xf32";
+  };
+  std::string body = R"mlir(
+      %0 = stream.binding.subspan %a[%c0] : !stream.binding -> memref<$IN>
+      %1 = stream.binding.subspan %o[%c0] : !stream.binding -> memref<$OUT>
+      %ta = bufferization.to_tensor %0 restrict : memref<$IN> to tensor<$IN>
+      %e = tensor.empty() : tensor<$OUT>
+      %r = linalg.transpose ins(%ta : tensor<$IN>) outs(%e : tensor<$OUT>) permutation = [$PERM]
+      bufferization.materialize_in_destination %r in restrict writable %1 : (tensor<$OUT>, memref<$OUT>) -> ()
+)mlir";
+  std::string source = substitute(
+      executable("%a: !stream.binding, %o: !stream.binding", body),
+      {{"$NAME", "pack_transpose"},
+       {"$IN", shape(in)},
+       {"$OUT", shape(out)},
+       {"$PERM", std::to_string(permutation[0]) + ", " +
+                     std::to_string(permutation[1]) + ", " +
+                     std::to_string(permutation[2]) + ", " +
+                     std::to_string(permutation[3])}});
+  CompileFlags flags;
+  flags.keepLLVMIR = true;
+  auto kernel = compileAndLoad(source, flags);
+  ASSERT_LOADED(kernel);
+  EXPECT_TRUE(llvm::Regex(vectorPattern).match(kernel->llvmIR))
+      << "no '" << vectorPattern << "' in the LLVM IR";
+  int64_t count = in[0] * in[1] * in[2] * in[3];
+  std::vector<float> a = randomFloats(count, 14), result(count, -7.0f),
+                     expected(count);
+  std::array<int64_t, 4> index;
+  for (index[0] = 0; index[0] < in[0]; ++index[0])
+    for (index[1] = 0; index[1] < in[1]; ++index[1])
+      for (index[2] = 0; index[2] < in[2]; ++index[2])
+        for (index[3] = 0; index[3] < in[3]; ++index[3]) {
+          int64_t from =
+              ((index[0] * in[1] + index[1]) * in[2] + index[2]) * in[3] +
+              index[3];
+          int64_t to = 0;
+          for (int i = 0; i < 4; ++i)
+            to = to * out[i] + index[permutation[i]];
+          expected[to] = a[from];
+        }
+  ASSERT_EQ(runAllWorkgroups(*kernel, {a.data(), result.data()},
+                             {a.size() * 4, result.size() * 4}),
+            0);
+  expectNear(result, expected, 0.0f);
+}
+
+// A's pack: [M/8, 8, K, 1] -> [M/8, K, 8, 1], a transpose of 8-row blocks.
+TEST(KernelCompiler, PackTransposeRows) {
+  checkPackTranspose({5, 8, 37, 1}, {0, 2, 1, 3}, "load <(8|16) x float>");
+}
+// B's pack: [K, 1, N/32, 32] -> [N/32, K, 32, 1], runs of 32 moved whole.
+TEST(KernelCompiler, PackTransposeRuns) {
+  checkPackTranspose({37, 1, 3, 32}, {2, 0, 3, 1}, "load <(16|32) x float>");
 }
 
 TEST(KernelCompiler, TransposeBias) { checkTranspose(128, 4, 64); }

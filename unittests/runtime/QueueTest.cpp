@@ -5,6 +5,7 @@
 #include "fleet/runtime/hal/Trace.h"
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -93,6 +94,40 @@ TEST_P(QueueTest, CopyFillUpdateAndBarrier) {
   std::vector<uint8_t> expected = {0xCD, 0xAB, 1, 2, 3, 4, 5, 6, 7,
                                    8,    0xCD, 0xAB, 0x7F, 0x7F, 0x7F, 0x7F};
   EXPECT_EQ(readAll(*b), expected);
+}
+
+/// Fills of 1-, 2- and 4-byte patterns, uniform and not, over lengths that
+/// are no power of two, at an offset: every byte in range holds the
+/// pattern in phase, the bytes around it are untouched.
+TEST_P(QueueTest, FillPatternsOfEveryWidth) {
+  Ref<Device> device = makeDevice(uri());
+  struct Case {
+    uint32_t pattern;
+    uint8_t width;
+  } cases[] = {{0x5A, 1},         {0xABCD, 2},     {0x0000, 2},
+               {0x12345678, 4},   {0x00000000, 4}, {0x7F7F7F7F, 4}};
+  for (const Case &c : cases) {
+    for (uint64_t count : {1u, 3u, 37u, 1000u}) {
+      SCOPED_TRACE(::testing::Message() << "pattern 0x" << std::hex
+                                      << c.pattern << std::dec << " x "
+                                      << count);
+      uint64_t length = count * c.width;
+      Ref<Buffer> buffer = makeHostBuffer(*device, length + 8);
+      std::memset(buffer->storage(), 0xEE, length + 8);
+      Ref<Fence> done = device->createFence();
+      FLEET_ASSERT_OK(device->queueFill(1, nullptr, done.get(), *buffer, 4,
+                                        length, c.pattern, c.width));
+      FLEET_ASSERT_OK(done->wait(testTimeout()));
+      const uint8_t *bytes = buffer->storage();
+      for (uint64_t i = 0; i < length + 8; ++i) {
+        uint8_t expected =
+            i < 4 || i >= 4 + length
+                ? 0xEE
+                : uint8_t(c.pattern >> (8 * ((i - 4) % c.width)));
+        ASSERT_EQ(bytes[i], expected) << "byte " << i;
+      }
+    }
+  }
 }
 
 TEST_P(QueueTest, SubmissionValidatesOperands) {

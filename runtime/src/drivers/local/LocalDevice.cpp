@@ -2,6 +2,7 @@
 
 #include "drivers/local/LocalDevice.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace fleet::runtime::hal::local {
@@ -244,12 +245,24 @@ Status missingStorage(const char *operation, const Device &device,
 
 void fillPattern(uint8_t *target, uint64_t length, uint32_t pattern,
                  uint8_t patternLength) {
-  if (patternLength == 1) {
-    std::memset(target, int(pattern & 0xFF), length);
+  uint8_t bytes[4];
+  std::memcpy(bytes, &pattern, sizeof(bytes));
+  // A pattern of equal bytes (a zero fill of f32, i32, ...) is a memset.
+  if (std::all_of(bytes, bytes + patternLength,
+                  [&](uint8_t byte) { return byte == bytes[0]; })) {
+    std::memset(target, bytes[0], length);
     return;
   }
-  for (uint64_t i = 0; i < length; i += patternLength)
-    std::memcpy(target + i, &pattern, patternLength);
+  // Else the pattern once, then the filled prefix doubled (each copy starts
+  // at a multiple of the pattern, so the phase is kept): log2(length)
+  // memcpy calls instead of one per element (a 1.8 MB f32 fill took 0.6 ms).
+  uint64_t filled = std::min<uint64_t>(length, patternLength);
+  std::memcpy(target, bytes, filled);
+  while (filled < length) {
+    uint64_t chunk = std::min(filled, length - filled);
+    std::memcpy(target + filled, target, chunk);
+    filled += chunk;
+  }
 }
 
 } // namespace
