@@ -58,7 +58,6 @@ LogicalResult runPipeline(ModuleOp module, llvm::raw_ostream *dumpStream,
   return pm.run(module);
 }
 
-
 /// Vector and math lowerings that convert-vector-to-llvm does not choose
 /// for us.
 LogicalResult lowerVectorAndMath(ModuleOp module) {
@@ -135,15 +134,15 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
   vectorizeStaticCopies(module);
 
   auto buildBuffers = [](OpPassManager &buffers) {
-  OpPassManager &funcs = buffers.nest<func::FuncOp>();
-  funcs.addPass(bufferization::createBufferLoopHoistingPass());
-  bufferization::PromoteBuffersToStackPassOptions stack;
-  stack.maxAllocSizeInBytes = kMaxStackBytes;
-  stack.maxRankOfAllocatedMemRef = 4;
-  funcs.addPass(bufferization::createPromoteBuffersToStackPass(stack));
-  bufferization::buildBufferDeallocationPipeline(buffers);
-  buffers.addPass(createConvertLinalgToLoopsPass());
-  buffers.addPass(createCanonicalizerPass());
+    OpPassManager &funcs = buffers.nest<func::FuncOp>();
+    funcs.addPass(bufferization::createBufferLoopHoistingPass());
+    bufferization::PromoteBuffersToStackPassOptions stack;
+    stack.maxAllocSizeInBytes = kMaxStackBytes;
+    stack.maxRankOfAllocatedMemRef = 4;
+    funcs.addPass(bufferization::createPromoteBuffersToStackPass(stack));
+    bufferization::buildBufferDeallocationPipeline(buffers);
+    buffers.addPass(createConvertLinalgToLoopsPass());
+    buffers.addPass(createCanonicalizerPass());
   };
   if (failed(runPipeline(module, dumpStream, buildBuffers)))
     return module.emitError("buffer and loop lowering failed");
@@ -166,28 +165,28 @@ LogicalResult lowerToLLVMDialect(ModuleOp module,
     return failure();
 
   auto buildLLVM = [](OpPassManager &llvm) {
-  VectorTransferToSCFOptions transfers;
-  transfers.enableFullUnroll();
-  llvm.addPass(createConvertVectorToSCFPass(transfers));
-  llvm.addPass(createLowerAffinePass());
-  llvm.addPass(createSCFToControlFlowPass());
-  ConvertVectorToLLVMPassOptions vectorOptions;
-  vectorOptions.vectorContractLowering =
-      vector::VectorContractLowering::OuterProduct;
-  vectorOptions.vectorTransposeLowering =
-      vector::VectorTransposeLowering::Shuffle1D;
-  llvm.addPass(createConvertVectorToLLVMPass(vectorOptions));
-  llvm.addPass(memref::createExpandStridedMetadataPass());
-  llvm.addPass(createLowerAffinePass());
-  llvm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  llvm.addPass(createConvertMathToLLVMPass());
-  llvm.addPass(createArithToLLVMConversionPass());
-  llvm.addPass(createConvertIndexToLLVMPass());
-  llvm.addPass(createConvertFuncToLLVMPass());
-  llvm.addPass(createConvertControlFlowToLLVMPass());
-  llvm.addPass(createUBToLLVMConversionPass());
-  llvm.addPass(createReconcileUnrealizedCastsPass());
-  llvm.addPass(createCanonicalizerPass());
+    VectorTransferToSCFOptions transfers;
+    transfers.enableFullUnroll();
+    llvm.addPass(createConvertVectorToSCFPass(transfers));
+    llvm.addPass(createLowerAffinePass());
+    llvm.addPass(createSCFToControlFlowPass());
+    ConvertVectorToLLVMPassOptions vectorOptions;
+    vectorOptions.vectorContractLowering =
+        vector::VectorContractLowering::OuterProduct;
+    vectorOptions.vectorTransposeLowering =
+        vector::VectorTransposeLowering::Shuffle1D;
+    llvm.addPass(createConvertVectorToLLVMPass(vectorOptions));
+    llvm.addPass(memref::createExpandStridedMetadataPass());
+    llvm.addPass(createLowerAffinePass());
+    llvm.addPass(createFinalizeMemRefToLLVMConversionPass());
+    llvm.addPass(createConvertMathToLLVMPass());
+    llvm.addPass(createArithToLLVMConversionPass());
+    llvm.addPass(createConvertIndexToLLVMPass());
+    llvm.addPass(createConvertFuncToLLVMPass());
+    llvm.addPass(createConvertControlFlowToLLVMPass());
+    llvm.addPass(createUBToLLVMConversionPass());
+    llvm.addPass(createReconcileUnrealizedCastsPass());
+    llvm.addPass(createCanonicalizerPass());
   };
   if (failed(runPipeline(module, dumpStream, buildLLVM)))
     return module.emitError("lowering to the LLVM dialect failed");

@@ -186,8 +186,8 @@ void vectorizeStaticOps(func::FuncOp func, RewriterBase &rewriter) {
     };
     if (llvm::any_of(op->getOperandTypes(), isI1) ||
         llvm::any_of(op->getResultTypes(), isI1)) {
-      LLVM_DEBUG(llvm::dbgs() << "not vectorized (i1 tensor): " << op->getName()
-                              << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "not vectorized (i1 tensor): " << op->getName() << "\n");
       continue;
     }
     if (failed(linalg::vectorizeOpPrecondition(op)))
@@ -310,6 +310,56 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
   peelLoops(rewriter, *loops);
   if (failed(simplify(func)))
     return failure();
+  // Edge tiles: a contraction left with a dynamic parallel extent (the
+  // remainder peeled off a loop its tile does not divide, such as the last
+  // 4 of 196 rows) would stay scalar code. Its dynamic rows are tiled by 1
+  // and its dynamic columns by a vector (peeled, the rest by 1), so the
+  // pieces have static shapes and vectorize: rows of the register tile, a
+  // vector wide.
+  auto dynamicContractions = [&] {
+    SmallVector<linalg::LinalgOp> edges;
+    func.walk([&](linalg::LinalgOp op) {
+      if (!linalg::isaContractionOpInterface(op) ||
+          !op.hasPureTensorSemantics())
+        return;
+      for (auto [range, kind] :
+           llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+        if (kind == utils::IteratorType::parallel &&
+            ShapedType::isDynamic(range)) {
+          edges.push_back(op);
+          return;
+        }
+    });
+    return edges;
+  };
+  for (bool vectorColumns : {true, false}) {
+    SmallVector<linalg::LinalgOp> edges = dynamicContractions();
+    for (linalg::LinalgOp op : edges) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+      int64_t columnLoop = -1;
+      for (auto [i, kind] : llvm::enumerate(kinds))
+        if (kind == utils::IteratorType::parallel)
+          columnLoop = i;
+      SmallVector<int64_t> edgeTiles(ranges.size(), 0);
+      for (auto [i, range] : llvm::enumerate(ranges))
+        if (kinds[i] == utils::IteratorType::parallel &&
+            ShapedType::isDynamic(range))
+          edgeTiles[i] = int64_t(i) == columnLoop && vectorColumns
+                             ? getLanes(op->getResult(0).getType(), target)
+                             : 1;
+      FailureOr<SmallVector<scf::ForOp>> edgeLoops =
+          tileOp(rewriter, cast<TilingInterface>(op.getOperation()), edgeTiles,
+                 /*partialReduction=*/false);
+      if (failed(edgeLoops))
+        return op.emitOpError("could not tile an edge tile");
+      if (vectorColumns)
+        peelLoops(rewriter, *edgeLoops);
+      LLVM_DEBUG(llvm::dbgs() << "edge tile at " << op.getLoc() << "\n");
+    }
+    if (!edges.empty() && failed(simplify(func)))
+      return failure();
+  }
   // One reduction step per iteration: an outer product per step.
   SmallVector<linalg::LinalgOp> contractions;
   func.walk([&](linalg::LinalgOp op) {
@@ -378,8 +428,8 @@ LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
     if (innermost < 0)
       break;
     std::optional<int64_t> p;
-    for (AffineExpr result : llvm::reverse(
-             root.getMatchingIndexingMap(input).getResults())) {
+    for (AffineExpr result :
+         llvm::reverse(root.getMatchingIndexingMap(input).getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(result);
       if (!dim)
         break;
@@ -397,8 +447,8 @@ LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
     if (!blockable(*p) || !blockable(innermost))
       continue;
     for (auto [i, tile] : llvm::enumerate(tiles))
-      tile = iterators[i] == utils::IteratorType::parallel && !isUnit(i) ? 1
-                                                                         : 0;
+      tile =
+          iterators[i] == utils::IteratorType::parallel && !isUnit(i) ? 1 : 0;
     for (int64_t loop : {*p, innermost})
       tiles[loop] = ranges[loop] <= lanes ? 0 : lanes;
     LLVM_DEBUG(llvm::dbgs() << "transpose: blocks of loops " << *p << " and "
@@ -429,8 +479,7 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   SmallVector<int64_t> tiles(iterators.size(), 0);
   for (auto [i, iterator] : llvm::enumerate(iterators))
-    if (iterator == utils::IteratorType::parallel &&
-        i + 1 != iterators.size())
+    if (iterator == utils::IteratorType::parallel && i + 1 != iterators.size())
       tiles[i] = 1;
   if (llvm::any_of(tiles, [](int64_t tile) { return tile != 0; })) {
     FailureOr<SmallVector<scf::ForOp>> rows = tileAndFuse(

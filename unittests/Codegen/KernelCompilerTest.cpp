@@ -265,7 +265,7 @@ const char *kBiasReluStore = R"mlir(
 )mlir";
 
 void checkMatmul(int64_t m, int64_t n, int64_t k, bool biasRelu,
-                 bool configure = true) {
+                 bool configure = true, bool vectorEdges = false) {
   std::string arguments =
       biasRelu ? "%a: !stream.binding, %b: !stream.binding, %bias: "
                  "!stream.binding, %o: !stream.binding"
@@ -278,11 +278,19 @@ void checkMatmul(int64_t m, int64_t n, int64_t k, bool biasRelu,
        {"$M", std::to_string(m)},
        {"$N", std::to_string(n)},
        {"$K", std::to_string(k)}});
-  auto kernel = compileAndLoad(source, {configure});
+  CompileFlags flags;
+  flags.configure = configure;
+  flags.keepLLVMIR = vectorEdges;
+  auto kernel = compileAndLoad(source, flags);
   ASSERT_LOADED(kernel);
   if (configure) {
     EXPECT_EQ(kernel->kind, "matmul");
   }
+  // Edge tiles (docs/kernels.md "Register tiles"): no scalar FMA is left.
+  if (vectorEdges)
+    EXPECT_FALSE(llvm::Regex("@llvm\\.fma\\.f32\\(|fmul (contract )?float")
+                     .match(kernel->llvmIR))
+        << "scalar multiply-adds in the LLVM IR";
   std::vector<float> a = randomFloats(m * k, 4), b = randomFloats(k * n, 5),
                      bias = randomFloats(n, 6), out(m * n, -7.0f),
                      expected(m * n);
@@ -317,6 +325,11 @@ TEST(KernelCompiler, MatmulLargeNotTileMultiples) {
   checkMatmul(130, 200, 37, false);
 }
 TEST(KernelCompiler, MatmulOneByOne) { checkMatmul(1, 1, 1, false); }
+// 196 rows in workgroups of 64: the last workgroup's 4 rows are a dynamic
+// edge tile, which must not be scalar code.
+TEST(KernelCompiler, MatmulEdgeTilesVectorize) {
+  checkMatmul(196, 128, 32, false, true, /*vectorEdges=*/true);
+}
 TEST(KernelCompiler, MatmulSingleWorkgroup) {
   checkMatmul(67, 45, 33, false, /*configure=*/false);
 }

@@ -56,8 +56,8 @@ void scheduleWaves(AsyncExecuteOp execute, SymbolTableCollection &symbols) {
     current.insert(&op);
     currentIsClosed = unresolved;
     LLVM_DEBUG(if (unresolved) llvm::dbgs()
-               << "unresolved dispatch at " << op.getLoc()
-               << ": wave " << waves.size() - 1 << " alone\n");
+               << "unresolved dispatch at " << op.getLoc() << ": wave "
+               << waves.size() - 1 << " alone\n");
   }
   if (llvm::all_of(waves, [](auto &wave) { return wave.size() < 2; }))
     return;
@@ -79,14 +79,15 @@ void scheduleWaves(AsyncExecuteOp execute, SymbolTableCollection &symbols) {
     RegionInterface interface = getRegionInterface(builder, loc, wave);
     const llvm::SetVector<Value> &results = interface.results;
     auto concurrent = AsyncConcurrentOp::create(
-        builder, loc, interface.resultTypes,
-        interface.captures.getArrayRef(), interface.captureSizes,
-        interface.resultSizes, /*tied_operands=*/ArrayAttr{}, Attribute{});
+        builder, loc, interface.resultTypes, interface.captures.getArrayRef(),
+        interface.captureSizes, interface.resultSizes,
+        /*tied_operands=*/ArrayAttr{}, Attribute{});
     moveIntoRegion(builder, concurrent.getBody(), loc, wave, interface);
     for (auto [i, result] : llvm::enumerate(results))
-      Value(result).replaceUsesWithIf(concurrent.getResult(i), [&](OpOperand &use) {
-        return !concurrent->isAncestor(use.getOwner());
-      });
+      Value(result).replaceUsesWithIf(
+          concurrent.getResult(i), [&](OpOperand &use) {
+            return !concurrent->isAncestor(use.getOwner());
+          });
   }
 }
 
