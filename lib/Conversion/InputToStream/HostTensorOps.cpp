@@ -251,6 +251,10 @@ struct ConcatPattern : public PlacementPattern<tensor::ConcatOp> {
   }
 };
 
+/// A pad fills at most this many gaps between its copied runs; more, and
+/// the whole result is splatted first.
+constexpr size_t kMaxPadFills = 8;
+
 struct PadPattern : public PlacementPattern<tensor::PadOp> {
   using PlacementPattern::PlacementPattern;
   LogicalResult
@@ -277,9 +281,43 @@ struct PadPattern : public PlacementPattern<tensor::PadOp> {
         rewriter.getIntegerAttr(rewriter.getIntegerType(elementBytes * 8),
                                 pattern));
     Value resultSize = placement.getSize(rewriter, loc, resultType);
-    Value result = stream::AsyncSplatOp::create(
-        rewriter, loc, getUnknownType(op.getContext()), patternValue,
-        resultSize, /*await_timepoint=*/Value{}, affinity);
+    // The bytes no run covers: with few such gaps (padding rows at the end
+    // of a matmul operand) only they are filled, not the whole result
+    // first; with many (padding around every row) one splat is cheaper.
+    SmallVector<std::pair<int64_t, int64_t>> gaps;
+    int64_t covered = 0;
+    SmallVector<int64_t> starts;
+    for (auto [inResult, inSource] : runs->starts)
+      starts.push_back(inResult);
+    llvm::sort(starts);
+    for (int64_t start : starts) {
+      if (start > covered)
+        gaps.push_back({covered, start});
+      covered = start + runs->length;
+    }
+    int64_t total = resultType.getNumElements() * elementBytes;
+    if (covered < total)
+      gaps.push_back({covered, total});
+    Value result;
+    if (gaps.size() <= kMaxPadFills) {
+      result = stream::AsyncAllocaOp::create(
+          rewriter, loc, getUnknownType(op.getContext()), resultSize, affinity);
+      for (auto [begin, end] : gaps)
+        result = stream::AsyncFillOp::create(
+            rewriter, loc, result.getType(), result, resultSize,
+            arith::ConstantIndexOp::create(rewriter, loc, begin),
+            arith::ConstantIndexOp::create(rewriter, loc, end),
+            arith::ConstantIndexOp::create(rewriter, loc, end - begin),
+            patternValue, affinity);
+    } else {
+      result = stream::AsyncSplatOp::create(
+          rewriter, loc, getUnknownType(op.getContext()), patternValue,
+          resultSize, /*await_timepoint=*/Value{}, affinity);
+    }
+    LLVM_DEBUG(llvm::dbgs() << "pad: " << gaps.size() << " gaps, "
+                            << (gaps.size() <= kMaxPadFills ? "filled"
+                                                            : "one splat")
+                            << "\n");
     result = copyRuns(rewriter, loc, *runs, *source,
                       placement.getSize(rewriter, loc, op.getSourceType()),
                       result, resultSize, /*fromBox=*/true, affinity);

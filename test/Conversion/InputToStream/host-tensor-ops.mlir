@@ -22,6 +22,28 @@ module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
 
 // -----
 
+// A pad leaving more than 8 gaps between its runs (a column added to each
+// of 10 rows) splats the whole result once, then copies the rows in.
+// CHECK-LABEL: util.func public @pad_many_gaps
+// CHECK-NOT: stream.async.fill
+// CHECK: stream.async.splat on(#hal.device.affinity<@a>) %c0_i32 : i32 -> !stream.resource<*>{%c120}
+// CHECK-COUNT-10: stream.async.copy
+module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
+  util.global private @a = #hal.device.target<"local"> : !hal.device
+  util.func public @pad_many_gaps(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %x = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<10x2xf32>
+    %zero = arith.constant 0.0 : f32
+    %pad = tensor.pad %x low[0, 0] high[0, 1] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f32
+    } : tensor<10x2xf32> to tensor<10x3xf32>
+    %r = hal.tensor.export %pad : tensor<10x3xf32> -> !hal.buffer_view
+    util.return %r : !hal.buffer_view
+  }
+}
+
+// -----
+
 // Rows taken whole are one contiguous run: a single copy.
 // CHECK-LABEL: util.func public @rows
 // CHECK: stream.async.copy on(#hal.device.affinity<@a>) %{{.+}}[%c48{{.*}} to %c144{{.*}}], %{{.+}}[%c0{{.*}} to %c96{{.*}}], %c96
@@ -39,14 +61,19 @@ module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
 // -----
 
 // insert_slice updates a clone of the destination; concat copies each
-// input's runs into one alloca; pad splats the padding value's bits (-1.0
-// = 0xBF800000) and copies the rows in; reshape is the same resource.
+// input's runs into one alloca; pad fills only the bytes its rows do not
+// cover with the padding value's bits (-1.0 = 0xBF800000; 3 gaps: the first
+// row and the second's first element, between the rows, the last
+// element and row) and copies the rows in; reshape is the same resource.
 // CHECK-LABEL: util.func public @others
 // CHECK: %[[CL:.+]] = stream.async.clone on(#hal.device.affinity<@a>)
 // CHECK: stream.async.copy {{.*}}, %[[CL]][%c0{{.*}} to %c8{{.*}}], %c8
 // CHECK: %[[CAT:.+]] = stream.async.alloca on(#hal.device.affinity<@a>) : !stream.resource<*>{%c32}
 // CHECK-COUNT-4: stream.async.copy
-// CHECK: stream.async.splat on(#hal.device.affinity<@a>) %c-1082130432_i32 : i32 -> !stream.resource<*>{%c48}
+// CHECK: %[[PAD:.+]] = stream.async.alloca on(#hal.device.affinity<@a>) : !stream.resource<*>{%c48}
+// CHECK: stream.async.fill on(#hal.device.affinity<@a>) %c-1082130432_i32, %[[PAD]][%c0{{.*}} to %c12{{.*}} for %c12{{.*}}]
+// CHECK: stream.async.fill on(#hal.device.affinity<@a>) %c-1082130432_i32, %{{.+}}[%c20{{.*}} to %c24{{.*}} for %c4{{.*}}]
+// CHECK: stream.async.fill on(#hal.device.affinity<@a>) %c-1082130432_i32, %{{.+}}[%c32{{.*}} to %c48{{.*}} for %c16{{.*}}]
 // CHECK-COUNT-2: stream.async.copy
 module attributes {stream.affinity.default = #hal.device.affinity<@a>} {
   util.global private @a = #hal.device.target<"local"> : !hal.device
