@@ -8,15 +8,18 @@
 //   vectors with 512-bit registers, 6 x 2 with 256-bit, more columns for
 //   fewer rows) with every producer (fill) and consumer epilogue fused, the
 //   contraction's reduction tiled by 1 so each step is an outer product
-//   (broadcast A, FMA a row of B into the accumulators);
-// - elementwise: chunks of 4 vectors along the innermost loop;
+//   (broadcast A, FMA a row of B into the accumulators); dynamic edge tiles
+//   are cut again into 1-row, vector-wide pieces of static shape;
+// - elementwise: chunks of 4 vectors along the innermost loop; a transpose
+//   in blocks of up to a vector's lanes along both loops it swaps;
 // - reduction: one row at a time, each op of the row in chunks of 4
 //   vectors, reductions accumulated in vectors (partial reduction) and
-//   merged once per row;
+//   merged once per row; the next row is prefetched when several loops
+//   visit a row (PrefetchNextRows.cpp);
 // - generic: left to scalar loops.
 // Loops whose trip count the tile does not divide are peeled, so the main
-// part has static shapes and vectorizes; remainders with dynamic shapes stay
-// scalar loops (correct for any size, including 1x1).
+// part has static shapes and vectorizes; other remainders with dynamic
+// shapes stay scalar loops (correct for any size, including 1x1).
 //
 //===----------------------------------------------------------------------===//
 
