@@ -143,9 +143,10 @@ void checkTranspose(int64_t s, int64_t h, int64_t d) {
   auto kernel = compileAndLoad(source, flags);
   ASSERT_LOADED(kernel);
   // Blocks of whole vectors of the input, transposed in registers.
-  if (s >= 16 && d >= 16)
+  if (s >= 16 && d >= 16) {
     EXPECT_TRUE(llvm::Regex("load <(8|16) x float>").match(kernel->llvmIR))
         << "the input is not read in vectors";
+  }
   std::vector<float> a = randomFloats(s * h * d, 12), b = randomFloats(h * d, 13);
   std::vector<float> out(h * d * s, -7.0f), expected(out.size());
   for (int64_t ih = 0; ih < h; ++ih)
@@ -287,10 +288,11 @@ void checkMatmul(int64_t m, int64_t n, int64_t k, bool biasRelu,
     EXPECT_EQ(kernel->kind, "matmul");
   }
   // Edge tiles (docs/kernels.md "Register tiles"): no scalar FMA is left.
-  if (vectorEdges)
+  if (vectorEdges) {
     EXPECT_FALSE(llvm::Regex("@llvm\\.fma\\.f32\\(|fmul (contract )?float")
                      .match(kernel->llvmIR))
         << "scalar multiply-adds in the LLVM IR";
+  }
   std::vector<float> a = randomFloats(m * k, 4), b = randomFloats(k * n, 5),
                      bias = randomFloats(n, 6), out(m * n, -7.0f),
                      expected(m * n);
@@ -431,12 +433,13 @@ void checkMaskedRow(int64_t rows, int64_t columns, bool max) {
   auto kernel = compileAndLoad(source, flags);
   ASSERT_LOADED(kernel);
   // Vectorized: the combining op on vectors of the target's width.
-  if (columns >= 64)
+  if (columns >= 64) {
     EXPECT_TRUE(
         llvm::Regex(max ? "llvm\\.(vector\\.reduce\\.f)?maximum\\.v[0-9]+f32"
                         : "(fadd <[0-9]+ x float>|reduce\\.fadd\\.v[0-9]+f32)")
             .match(kernel->llvmIR))
         << "no vector " << (max ? "maximum" : "sum") << " in the LLVM IR";
+  }
   std::vector<float> a = randomFloats(rows * columns, 11), out(rows, -7.0f),
                      expected(rows);
   for (int64_t i = 0; i < rows; ++i) {
