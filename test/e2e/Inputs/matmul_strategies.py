@@ -16,7 +16,10 @@ register or workgroup tile):
     with a bias + relu epilogue after the product;
   - `conv`: NHWC convolutions (H x C -> F, K x K, stride S) through
     im2col + matmul, the filter a runtime input or (`convw`) a constant
-    global packed at compile time.
+    global packed at compile time;
+  - `nchw` / `nchww`: the same in NCHW / FCHW (ONNX's layout), filter x
+    im2col, the filter runtime or constant (then A, packed at compile
+    time when F >= 8 and OH*OW >= 32).
 Products are checked in float64 against f32 results with a tolerance
 scaled by sqrt(K).
 """
@@ -35,7 +38,12 @@ CASES = [
     # (kind, H, C, F, K, S): padded input H x H x C.
     ("conv", 9, 3, 5, 3, 2), ("conv", 7, 37, 7, 1, 1), ("conv", 8, 7, 65, 1, 2),
     ("convw", 13, 8, 40, 3, 1), ("convw", 12, 3, 37, 7, 2),
+    # The same as NCHW (ONNX's layout): filter x im2col.
+    ("nchw", 9, 3, 5, 3, 2), ("nchw", 7, 37, 7, 1, 1), ("nchw", 8, 7, 65, 1, 2),
+    ("nchww", 12, 3, 37, 7, 2), ("nchww", 13, 8, 40, 3, 1),
 ]
+CONV_KINDS = ("conv", "convw", "nchw", "nchww")
+WEIGHT_KINDS = ("weight", "convw", "nchww")
 
 
 def name(case):
@@ -56,7 +64,7 @@ def gen(prefix):
     rng = np.random.default_rng(28)
     globals_, funcs = [], []
     for case in CASES:
-        if case[0].startswith("conv"):
+        if case[0] in CONV_KINDS:
             conv_case(prefix, case, rng, globals_, funcs)
             continue
         kind, m, k, n = case
@@ -116,23 +124,32 @@ def conv_case(prefix, case, rng, globals_, funcs):
             cols[:, :, i, j, :] = x[0, i:i + stride * (o - 1) + 1:stride,
                                     j:j + stride * (o - 1) + 1:stride, :]
     expected = (cols.reshape(o * o, -1) @ w.reshape(-1, f).astype(np.float64))
+    expected = expected.reshape(1, o, o, f)
+    nchw = kind.startswith("nchw")
+    if nchw:
+        x = np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+        w = np.ascontiguousarray(w.transpose(3, 2, 0, 1))
+        expected = expected.transpose(0, 3, 1, 2)
     np.save(f"{prefix}.{fn}.a.npy", x)
-    np.save(f"{prefix}.{fn}.c.npy", expected.reshape(1, o, o, f).astype(np.float32))
-    X, W, O = tensor(1, h, h, c), tensor(k, k, c, f), tensor(1, o, o, f)
+    np.save(f"{prefix}.{fn}.c.npy", expected.astype(np.float32))
+    X, W, O = (tensor(*x.shape), tensor(*w.shape),
+               tensor(1, f, o, o) if nchw else tensor(1, o, o, f))
     args, body = f"%x: {X}", []
-    if kind == "convw":
+    if kind in WEIGHT_KINDS:
         values = ", ".join(f"{v:.8e}" for v in w.reshape(-1))
         globals_.append(f"util.global private @w_{fn} = dense<[{values}]> : tensor<{w.size}xf32>")
         body.append(f"%wf = util.global.load @w_{fn} : tensor<{w.size}xf32>")
-        body.append(f"%w = tensor.expand_shape %wf [[0, 1, 2, 3]] output_shape [{k}, {k}, {c}, {f}] : tensor<{w.size}xf32> into {W}")
+        shape = ", ".join(map(str, w.shape))
+        body.append(f"%w = tensor.expand_shape %wf [[0, 1, 2, 3]] output_shape [{shape}] : tensor<{w.size}xf32> into {W}")
     else:
         args += f", %w: {W}"
         np.save(f"{prefix}.{fn}.b.npy", w)
+    op = "conv_2d_nchw_fchw" if nchw else "conv_2d_nhwc_hwcf"
     body += [
         "%zero = arith.constant 0.0 : f32",
         f"%e = tensor.empty() : {O}",
         f"%i = linalg.fill ins(%zero : f32) outs(%e : {O}) -> {O}",
-        f"%r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {X}, {W}) outs(%i : {O}) -> {O}",
+        f"%r = linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {X}, {W}) outs(%i : {O}) -> {O}",
     ]
     funcs.append(f"func.func @{fn}({args}) -> {O} {{\n  " + "\n  ".join(body) +
                  f"\n  return %r : {O}\n}}")
@@ -142,10 +159,10 @@ def run(prefix, tools, extra):
     failed = 0
     for case in CASES:
         kind = case[0]
-        k = case[2] if not kind.startswith("conv") else case[2] * case[4] ** 2
+        k = case[2] if kind not in CONV_KINDS else case[2] * case[4] ** 2
         fn = name(case)
         inputs = [f"--input=@{prefix}.{fn}.a.npy"]
-        if kind not in ("weight", "convw"):
+        if kind not in WEIGHT_KINDS:
             inputs.append(f"--input=@{prefix}.{fn}.b.npy")
         cmd = [f"{tools}/fleet-run", f"--module={prefix}.fleet",
                f"--function={fn}", *extra, *inputs,

@@ -1,7 +1,8 @@
 //===- ConvertConv2DToImg2Col.cpp - convolutions as im2col + matmul -------===//
 //
-// Invariant established: no static f32 `linalg.conv_2d_nhwc_hwcf` with batch
-// 1 remains in a host function. Each becomes
+// Invariant established: no static f32 `linalg.conv_2d_nhwc_hwcf` or
+// `linalg.conv_2d_nchw_fchw` with batch 1 remains in a host function. An
+// NHWC one becomes
 //   col[OH, OW, KH, KW, C] = input[0, oh*SH + kh*DH, ow*SW + kw*DW, c]
 // (a `linalg.generic` copy whose input map does the window arithmetic, so
 // the innermost loop reads C contiguous channels), collapsed to
@@ -10,7 +11,9 @@
 // [OH*OW, F] (docs/kernels.md "Convolutions"). The matmul then takes the
 // matmul path: register tiles, and data tiling (a constant filter is
 // packed at compile time). A 1x1 convolution with stride 1 needs no
-// im2col: the input itself is the [H*W, C] matrix.
+// im2col: the input itself is the [H*W, C] matrix. An NCHW one (ONNX's
+// layout) is the filter [F, C*KH*KW] times col[C*KH*KW, OH*OW]
+// (convertNchw), so no layout change is needed around it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,15 +43,53 @@ int64_t getAttrElement(DenseIntElementsAttr attr, unsigned index) {
   return attr.getValues<int64_t>()[index];
 }
 
-bool isConvertible(linalg::Conv2DNhwcHwcfOp conv) {
+/// Static f32 operands and batch 1.
+bool isConvertible(linalg::LinalgOp conv) {
   if (!conv.hasPureTensorSemantics())
     return false;
   return llvm::all_of(conv->getOperandTypes(), [](Type type) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     return tensor && tensor.hasStaticShape() &&
            tensor.getElementType().isF32() && tensor.getDimSize(0) >= 1;
-  }) && cast<RankedTensorType>(conv.getInputs()[0].getType()).getDimSize(0) ==
+  }) && cast<RankedTensorType>(conv->getOperand(0).getType()).getDimSize(0) ==
             1;
+}
+
+/// The matmul's init in [rows, columns] form: a fill of an empty tensor is
+/// refilled in matrix form (so the matmul keeps a clonable init), anything
+/// else is collapsed with `reassociation`.
+Value getMatrixInit(RewriterBase &rewriter, Location loc, Value init,
+                    RankedTensorType matrixType,
+                    ArrayRef<ReassociationIndices> reassociation) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, matrixType.getShape(),
+                                          matrixType.getElementType());
+    return linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
+        .getResult(0);
+  }
+  return tensor::CollapseShapeOp::create(rewriter, loc, matrixType, init,
+                                         reassociation);
+}
+
+/// The im2col copy: a generic over `colShape` whose input map (`inputMap`)
+/// does the window arithmetic.
+Value createIm2Col(RewriterBase &rewriter, Location loc, Value input,
+                   ArrayRef<int64_t> colShape, AffineMap inputMap) {
+  Type f32 = rewriter.getF32Type();
+  auto colType = RankedTensorType::get(colShape, f32);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, colShape, f32);
+  AffineMap outputMap =
+      AffineMap::getMultiDimIdentityMap(colShape.size(), rewriter.getContext());
+  auto im2col = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{colType}, ValueRange{input}, ValueRange{empty},
+      ArrayRef<AffineMap>{inputMap, outputMap},
+      SmallVector<utils::IteratorType>(colShape.size(),
+                                       utils::IteratorType::parallel),
+      [](OpBuilder &b, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(b, nestedLoc, args[0]);
+      });
+  return im2col.getResult(0);
 }
 
 LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
@@ -85,40 +126,19 @@ LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
         {getAffineConstantExpr(0, context), d0 * sh + d2 * dh,
          d1 * sw + d3 * dw, d4},
         context);
-    AffineMap outputMap = AffineMap::getMultiDimIdentityMap(5, context);
-    auto colType = RankedTensorType::get({oh, ow, kh, kw, c}, f32);
-    Value empty = tensor::EmptyOp::create(rewriter, loc, colType.getShape(), f32);
-    auto im2col = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{colType}, ValueRange{input},
-        ValueRange{empty}, ArrayRef<AffineMap>{inputMap, outputMap},
-        SmallVector<utils::IteratorType>(5, utils::IteratorType::parallel),
-        [](OpBuilder &b, Location nestedLoc, ValueRange args) {
-          linalg::YieldOp::create(b, nestedLoc, args[0]);
-        });
+    Value col =
+        createIm2Col(rewriter, loc, input, {oh, ow, kh, kw, c}, inputMap);
     columns = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({oh * ow, kh * kw * c}, f32),
-        im2col.getResult(0),
+        rewriter, loc, RankedTensorType::get({oh * ow, kh * kw * c}, f32), col,
         ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}});
   }
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({kh * kw * c, f}, f32), filter,
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  // The init: a fill of an empty tensor is refilled in matrix form (so the
-  // matmul keeps a clonable init), anything else is collapsed.
   auto matrixType = RankedTensorType::get({oh * ow, f}, f32);
-  Value matrixInit;
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
-    Value empty =
-        tensor::EmptyOp::create(rewriter, loc, matrixType.getShape(), f32);
-    matrixInit =
-        linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty)
-            .getResult(0);
-  } else {
-    matrixInit = tensor::CollapseShapeOp::create(
-        rewriter, loc, matrixType, init,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  }
+  Value matrixInit =
+      getMatrixInit(rewriter, loc, init, matrixType,
+                    ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
   auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
                                          ValueRange{columns, weights},
                                          ValueRange{matrixInit});
@@ -134,20 +154,94 @@ LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
   return success();
 }
 
+/// NCHW: out[F, OH*OW] = filter[F, C*KH*KW] x col[C*KH*KW, OH*OW] with
+/// col[c, kh, kw, oh, ow] = input[0, c, oh*sh + kh*dh, ow*sw + kw*dw]: the
+/// innermost loop reads the input's rows (contiguous at stride 1), and the
+/// filter, a model's constant, is the matmul's A.
+LogicalResult convertNchw(RewriterBase &rewriter,
+                          linalg::Conv2DNchwFchwOp conv) {
+  Location loc = conv.getLoc();
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto outputType = cast<RankedTensorType>(init.getType());
+  int64_t c = inputType.getDimSize(1);
+  int64_t f = filterType.getDimSize(0);
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
+  int64_t oh = outputType.getDimSize(2), ow = outputType.getDimSize(3);
+  int64_t sh = getAttrElement(conv.getStrides(), 0),
+          sw = getAttrElement(conv.getStrides(), 1);
+  int64_t dh = getAttrElement(conv.getDilations(), 0),
+          dw = getAttrElement(conv.getDilations(), 1);
+  Type f32 = rewriter.getF32Type();
+  rewriter.setInsertionPoint(conv);
+
+  Value columns;
+  if (kh == 1 && kw == 1 && sh == 1 && sw == 1) {
+    // [1, C, H, W] is already [C, H*W] (H = OH, W = OW).
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({c, oh * ow}, f32), input,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  } else {
+    MLIRContext *context = rewriter.getContext();
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(context, d0, d1, d2, d3, d4);
+    AffineMap inputMap = AffineMap::get(
+        5, 0,
+        {getAffineConstantExpr(0, context), d0, d3 * sh + d1 * dh,
+         d4 * sw + d2 * dw},
+        context);
+    Value col =
+        createIm2Col(rewriter, loc, input, {c, kh, kw, oh, ow}, inputMap);
+    columns = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({c * kh * kw, oh * ow}, f32), col,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4}});
+  }
+  Value weights = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, c * kh * kw}, f32), filter,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  auto matrixType = RankedTensorType::get({f, oh * ow}, f32);
+  Value matrixInit =
+      getMatrixInit(rewriter, loc, init, matrixType,
+                    ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
+                                         ValueRange{weights, columns},
+                                         ValueRange{matrixInit});
+  if (Attribute affinity = conv->getAttr("stream.affinity"))
+    matmul->setAttr("stream.affinity", affinity);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, outputType, matmul.getResult(0),
+      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  LLVM_DEBUG(llvm::dbgs() << "conv NCHW " << f << "x" << oh << "x" << ow
+                          << " (" << c << "x" << kh << "x" << kw
+                          << ", stride " << sh << "x" << sw
+                          << ") -> filter x im2col\n");
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
 struct ConvertConv2DToImg2ColPass
     : public fleet::flow::impl::ConvertConv2DToImg2ColPassBase<
           ConvertConv2DToImg2ColPass> {
   void runOnOperation() override {
-    SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
+    SmallVector<linalg::LinalgOp> convs;
     for (auto func : getOperation().getOps<util::FuncOp>())
-      func.walk([&](linalg::Conv2DNhwcHwcfOp conv) {
-        if (isConvertible(conv))
+      func.walk([&](linalg::LinalgOp conv) {
+        if (isa<linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNchwFchwOp>(
+                conv.getOperation()) &&
+            isConvertible(conv))
           convs.push_back(conv);
       });
     IRRewriter rewriter(&getContext());
-    for (linalg::Conv2DNhwcHwcfOp conv : convs)
-      if (failed(convert(rewriter, conv)))
+    for (linalg::LinalgOp conv : convs) {
+      LogicalResult converted =
+          isa<linalg::Conv2DNhwcHwcfOp>(conv.getOperation())
+              ? convert(rewriter, cast<linalg::Conv2DNhwcHwcfOp>(conv))
+              : convertNchw(rewriter, cast<linalg::Conv2DNchwFchwOp>(conv));
+      if (failed(converted))
         return signalPassFailure();
+    }
   }
 };
 

@@ -334,13 +334,21 @@ struct DataTilingPass
     int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1),
             n = rhsType.getDimSize(1);
     bool constantRhs = getConstantValues(rhs, symbols).has_value();
-    bool pays = constantRhs ? n >= tileN
-                            : m >= kMinRuntimePackedM &&
-                                  n >= kMinRuntimePackedN &&
-                                  k * n * 4 > kMinRuntimePackedBytes;
+    // A constant A (an NCHW convolution's filter, ConvertConv2DToImg2Col)
+    // is packed at compile time too; B, packed per call, then costs K x N
+    // copies against M x N x K multiply-adds.
+    bool constantLhs =
+        !constantRhs && getConstantValues(lhs, symbols).has_value();
+    bool pays = constantRhs   ? n >= tileN
+                : constantLhs ? m >= tileM && n >= tileN
+                              : m >= kMinRuntimePackedM &&
+                                    n >= kMinRuntimePackedN &&
+                                    k * n * 4 > kMinRuntimePackedBytes;
     LLVM_DEBUG(llvm::dbgs() << "matmul " << m << "x" << n << "x" << k
-                            << (constantRhs ? " (constant B)" : "") << ": "
-                            << (pays ? "data-tiled" : "left unpacked")
+                            << (constantRhs   ? " (constant B)"
+                                : constantLhs ? " (constant A)"
+                                              : "")
+                            << ": " << (pays ? "data-tiled" : "left unpacked")
                             << "\n");
     if (!pays || k == 0 || m == 0)
       return;

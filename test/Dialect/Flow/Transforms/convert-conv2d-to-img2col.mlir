@@ -47,3 +47,40 @@ util.func public @left(%x: tensor<2x5x5x8xf32>, %w: tensor<1x1x8x4xf32>, %i: ten
   %s = linalg.conv_2d_nhwc_hwcf ins(%h, %hw : tensor<1x5x5x8xf16>, tensor<1x1x8x4xf16>) outs(%hi : tensor<1x5x5x4xf16>) -> tensor<1x5x5x4xf16>
   util.return %r, %s : tensor<2x5x5x4xf32>, tensor<1x5x5x4xf16>
 }
+
+// -----
+
+// NCHW (ONNX's layout): the filter viewed as [F, C*KH*KW] times the window
+// copy col[c, kh, kw, oh, ow] = input[0, c, oh*2 + kh, ow*2 + kw] viewed as
+// [C*KH*KW, OH*OW]; its innermost loop reads along an input row.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d0, d3 * 2 + d1, d4 * 2 + d2)>
+// CHECK-LABEL: util.func public @nchw
+// CHECK: %[[COL:.+]] = linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], {{.+}}} ins(%arg0 : tensor<1x8x9x9xf32>) outs(%{{.+}} : tensor<8x3x3x4x4xf32>)
+// CHECK: %[[B:.+]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1, 2], [3, 4]] : tensor<8x3x3x4x4xf32> into tensor<72x16xf32>
+// CHECK: %[[A:.+]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
+// CHECK: %[[C:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<16x16xf32>)
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x72xf32>, tensor<72x16xf32>) outs(%[[C]] : tensor<16x16xf32>)
+// CHECK: %[[R:.+]] = tensor.expand_shape %[[M]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 4, 4]
+// CHECK: util.return %[[R]]
+util.func public @nchw(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x4x4xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%i : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  util.return %r : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// NCHW 1x1 stride 1: the input already is the [C, H*W] matrix.
+// CHECK-LABEL: util.func public @nchw_pointwise
+// CHECK-NOT: linalg.generic
+// CHECK: %[[B:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2, 3]] : tensor<1x8x5x5xf32> into tensor<8x25xf32>
+// CHECK: linalg.matmul ins(%{{.+}}, %[[B]] : tensor<4x8xf32>, tensor<8x25xf32>)
+util.func public @nchw_pointwise(%x: tensor<1x8x5x5xf32>, %w: tensor<4x8x1x1xf32>) -> tensor<1x4x5x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x5x5xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x5x5xf32>, tensor<4x8x1x1xf32>) outs(%i : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  util.return %r : tensor<1x4x5x5xf32>
+}

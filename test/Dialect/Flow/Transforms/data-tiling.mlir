@@ -35,6 +35,30 @@ util.func public @constant_weight(%a: tensor<3x1xf32>) -> tensor<3x33xf32> {
 
 // -----
 
+// A constant A (an NCHW convolution's filter: F = 9 >= 8 rows) with a
+// runtime B of N = 33 >= 32 columns: A is packed at compile time (9 rows
+// padded to 2 x 8, zeros after the 9th), B at run time.
+// CHECK-LABEL: util.global private @filter__packed = dense_resource<filter__packed> : tensor<2x1x8x1xf32>
+// CHECK-NOT: util.global private @filter =
+// CHECK-LABEL: util.func public @constant_lhs
+// CHECK: %[[A4:.+]] = util.global.load immutable @filter__packed : tensor<2x1x8x1xf32>
+// CHECK: linalg.mmt4d ins(%[[A4]], %{{.+}} : tensor<2x1x8x1xf32>, tensor<2x1x32x1xf32>)
+// The packed bytes: 1.0 ... 9.0 (0x3F800000 ... 0x41100000), then zeros.
+// CHECK: filter__packed: "0x040000000000803F00000040{{.+}}0000104100000000
+// OFF-LABEL: util.func public @constant_lhs
+// OFF-NOT: linalg.mmt4d
+util.global private @filter = dense<[[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0], [8.0], [9.0]]> : tensor<9x1xf32>
+util.func public @constant_lhs(%b: tensor<1x33xf32>) -> tensor<9x33xf32> {
+  %zero = arith.constant 0.0 : f32
+  %a = util.global.load @filter : tensor<9x1xf32>
+  %e = tensor.empty() : tensor<9x33xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<9x33xf32>) -> tensor<9x33xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<9x1xf32>, tensor<1x33xf32>) outs(%f : tensor<9x33xf32>) -> tensor<9x33xf32>
+  util.return %m : tensor<9x33xf32>
+}
+
+// -----
+
 // Runtime operands, B larger than 1 MiB (1024 x 512 f32 = 2 MiB), M >= 64:
 // both packed by transposes at run time (A [64,1024] -> [8,1024,8,1],
 // B [1024,512] -> [16,1024,32,1]), the result unpacked by one.
