@@ -92,21 +92,58 @@ Value createIm2Col(RewriterBase &rewriter, Location loc, Value input,
   return im2col.getResult(0);
 }
 
+/// The sizes of a batch-1 2-d convolution; `nchw` picks the layout of its
+/// operands (NCHW/FCHW/NFHW, else NHWC/HWCF/NHWF).
+struct ConvSizes {
+  int64_t c, f, kh, kw, oh, ow, sh, sw, dh, dw;
+};
+ConvSizes getSizes(linalg::LinalgOp conv, DenseIntElementsAttr strides,
+                   DenseIntElementsAttr dilations, bool nchw) {
+  auto input = cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
+  auto filter = cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
+  auto output = cast<RankedTensorType>(conv.getDpsInits()[0].getType());
+  ConvSizes sizes;
+  sizes.c = input.getDimSize(nchw ? 1 : 3);
+  sizes.f = filter.getDimSize(nchw ? 0 : 3);
+  sizes.kh = filter.getDimSize(nchw ? 2 : 0);
+  sizes.kw = filter.getDimSize(nchw ? 3 : 1);
+  sizes.oh = output.getDimSize(nchw ? 2 : 1);
+  sizes.ow = output.getDimSize(nchw ? 3 : 2);
+  sizes.sh = getAttrElement(strides, 0);
+  sizes.sw = getAttrElement(strides, 1);
+  sizes.dh = getAttrElement(dilations, 0);
+  sizes.dw = getAttrElement(dilations, 1);
+  return sizes;
+}
+
+/// Replaces `conv` by lhs x rhs into its init viewed as a matrix
+/// (`outputReassociation` collapses the init and expands the product).
+void replaceWithMatmul(RewriterBase &rewriter, linalg::LinalgOp conv,
+                       Value lhs, Value rhs,
+                       ArrayRef<ReassociationIndices> outputReassociation) {
+  Location loc = conv.getLoc();
+  Value init = conv.getDpsInits()[0];
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  auto matrixType = RankedTensorType::get(
+      {lhsType.getDimSize(0), rhsType.getDimSize(1)}, lhsType.getElementType());
+  Value matrixInit =
+      getMatrixInit(rewriter, loc, init, matrixType, outputReassociation);
+  auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
+                                         ValueRange{lhs, rhs},
+                                         ValueRange{matrixInit});
+  if (Attribute affinity = conv->getAttr("stream.affinity"))
+    matmul->setAttr("stream.affinity", affinity);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, init.getType(), matmul.getResult(0), outputReassociation);
+  rewriter.replaceOp(conv, result);
+}
+
 LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
   Location loc = conv.getLoc();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  Value init = conv.getOutputs()[0];
-  auto inputType = cast<RankedTensorType>(input.getType());
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  auto outputType = cast<RankedTensorType>(init.getType());
-  int64_t c = inputType.getDimSize(3);
-  int64_t kh = filterType.getDimSize(0), kw = filterType.getDimSize(1);
-  int64_t f = filterType.getDimSize(3);
-  int64_t oh = outputType.getDimSize(1), ow = outputType.getDimSize(2);
-  int64_t sh = getAttrElement(conv.getStrides(), 0),
-          sw = getAttrElement(conv.getStrides(), 1);
-  int64_t dh = getAttrElement(conv.getDilations(), 0),
-          dw = getAttrElement(conv.getDilations(), 1);
+  auto [c, f, kh, kw, oh, ow, sh, sw, dh, dw] =
+      getSizes(conv, conv.getStrides(), conv.getDilations(), /*nchw=*/false);
   Type f32 = rewriter.getF32Type();
   rewriter.setInsertionPoint(conv);
 
@@ -135,22 +172,11 @@ LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({kh * kw * c, f}, f32), filter,
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  auto matrixType = RankedTensorType::get({oh * ow, f}, f32);
-  Value matrixInit =
-      getMatrixInit(rewriter, loc, init, matrixType,
-                    ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
-                                         ValueRange{columns, weights},
-                                         ValueRange{matrixInit});
-  if (Attribute affinity = conv->getAttr("stream.affinity"))
-    matmul->setAttr("stream.affinity", affinity);
-  Value result = tensor::ExpandShapeOp::create(
-      rewriter, loc, outputType, matmul.getResult(0),
-      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
   LLVM_DEBUG(llvm::dbgs() << "conv " << oh << "x" << ow << "x" << f << " ("
                           << kh << "x" << kw << "x" << c << ", stride " << sh
                           << "x" << sw << ") -> im2col + matmul\n");
-  rewriter.replaceOp(conv, result);
+  replaceWithMatmul(rewriter, conv, columns, weights,
+                    ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
   return success();
 }
 
@@ -162,18 +188,8 @@ LogicalResult convertNchw(RewriterBase &rewriter,
                           linalg::Conv2DNchwFchwOp conv) {
   Location loc = conv.getLoc();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  Value init = conv.getOutputs()[0];
-  auto inputType = cast<RankedTensorType>(input.getType());
-  auto filterType = cast<RankedTensorType>(filter.getType());
-  auto outputType = cast<RankedTensorType>(init.getType());
-  int64_t c = inputType.getDimSize(1);
-  int64_t f = filterType.getDimSize(0);
-  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3);
-  int64_t oh = outputType.getDimSize(2), ow = outputType.getDimSize(3);
-  int64_t sh = getAttrElement(conv.getStrides(), 0),
-          sw = getAttrElement(conv.getStrides(), 1);
-  int64_t dh = getAttrElement(conv.getDilations(), 0),
-          dw = getAttrElement(conv.getDilations(), 1);
+  auto [c, f, kh, kw, oh, ow, sh, sw, dh, dw] =
+      getSizes(conv, conv.getStrides(), conv.getDilations(), /*nchw=*/true);
   Type f32 = rewriter.getF32Type();
   rewriter.setInsertionPoint(conv);
 
@@ -201,23 +217,12 @@ LogicalResult convertNchw(RewriterBase &rewriter,
   Value weights = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({f, c * kh * kw}, f32), filter,
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-  auto matrixType = RankedTensorType::get({f, oh * ow}, f32);
-  Value matrixInit =
-      getMatrixInit(rewriter, loc, init, matrixType,
-                    ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
-  auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
-                                         ValueRange{weights, columns},
-                                         ValueRange{matrixInit});
-  if (Attribute affinity = conv->getAttr("stream.affinity"))
-    matmul->setAttr("stream.affinity", affinity);
-  Value result = tensor::ExpandShapeOp::create(
-      rewriter, loc, outputType, matmul.getResult(0),
-      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   LLVM_DEBUG(llvm::dbgs() << "conv NCHW " << f << "x" << oh << "x" << ow
                           << " (" << c << "x" << kh << "x" << kw
                           << ", stride " << sh << "x" << sw
                           << ") -> filter x im2col\n");
-  rewriter.replaceOp(conv, result);
+  replaceWithMatmul(rewriter, conv, weights, columns,
+                    ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   return success();
 }
 
