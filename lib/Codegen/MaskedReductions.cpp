@@ -8,7 +8,8 @@
 // which the vectorizer cannot take: the yielded value is not the reduction's
 // combining op, so the kernel ran as scalar code. With `e` the combining
 // op's neutral element (upstream arith::getNeutralElement: -inf for
-// maximumf, -0.0 for addf, 1.0 for mulf, ...) the body becomes
+// maximumf, 1.0 for mulf, ...; -0.0 for addf, where upstream's +0.0 would
+// turn an accumulator of -0.0 into +0.0) the body becomes
 //   %v = arith.select %skip, e, %in
 //   %r = arith.maximumf %v, %acc
 // which yields the same value for every input, NaN and signed zeros
@@ -60,9 +61,18 @@ struct YieldCombiningOp : OpRewritePattern<linalg::GenericOp> {
           combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
           !combined.hasOneUse())
         continue;
-      std::optional<TypedAttr> neutral = arith::getNeutralElement(combine);
-      if (!neutral || neutral->getType() != combined.getType())
+      // Float and integer (not index) element types: upstream's neutral
+      // element of an index-typed integer op asserts.
+      Type type = combined.getType();
+      if (!isa<FloatType>(type) && !type.isSignlessInteger())
         continue;
+      std::optional<TypedAttr> neutral = arith::getNeutralElement(combine);
+      if (!neutral || neutral->getType() != type)
+        continue;
+      // x + (-0.0) = x for every x; upstream gives +0.0, which turns an
+      // accumulator of -0.0 into +0.0.
+      if (isa<arith::AddFOp>(combine))
+        neutral = rewriter.getFloatAttr(type, -0.0);
       unsigned accumulatorOperand = combine->getOperand(0) == accumulator   ? 0
                                     : combine->getOperand(1) == accumulator ? 1
                                                                             : 2;
@@ -70,6 +80,9 @@ struct YieldCombiningOp : OpRewritePattern<linalg::GenericOp> {
         continue;
       Value element = combine->getOperand(1 - accumulatorOperand);
 
+      // The combining op moves down to the select, after the mask it now
+      // reads (the mask may be computed after it).
+      rewriter.moveOpBefore(combine, select);
       rewriter.setInsertionPoint(combine);
       Value identity =
           arith::ConstantOp::create(rewriter, select.getLoc(), *neutral);

@@ -26,9 +26,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/Debug.h"
 
-#include <numeric>
+#include <algorithm>
 
 using namespace mlir;
 
@@ -43,20 +44,27 @@ namespace {
 constexpr int64_t kMinBytes = 16 << 20;
 /// The alignment of a 512-bit store, and the cache line.
 constexpr int64_t kAlignBytes = 64;
-/// "Any multiple": the divisor of 0.
-constexpr int64_t kAnyMultiple = int64_t(1) << 40;
+/// Divisors are powers of two up to this ("any multiple", the divisor of 0):
+/// they stay true when index arithmetic wraps around, and alignment needs
+/// no other factor.
+constexpr int64_t kAnyMultiple = int64_t(1) << 20;
 
-int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
-int64_t times(int64_t a, int64_t b) {
-  return a >= kAnyMultiple / std::max<int64_t>(1, b) ? kAnyMultiple : a * b;
+/// The largest power of two dividing `v` (two's complement, so INT64_MIN
+/// and wrapped products are safe), at most kAnyMultiple.
+int64_t powerOfTwoOf(int64_t v) {
+  if (v == 0)
+    return kAnyMultiple;
+  unsigned zeros = llvm::countr_zero(uint64_t(v));
+  return zeros >= 20 ? kAnyMultiple : int64_t(1) << zeros;
 }
+int64_t gcd(int64_t a, int64_t b) { return std::min(a, b); }
+int64_t times(int64_t a, int64_t b) { return std::min(kAnyMultiple, a * b); }
 
 int64_t knownDivisor(Value value);
 
 int64_t knownDivisor(AffineExpr expr, ValueRange dims, ValueRange symbols) {
   if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-    return constant.getValue() == 0 ? kAnyMultiple
-                                    : std::abs(constant.getValue());
+    return powerOfTwoOf(constant.getValue());
   if (auto dim = dyn_cast<AffineDimExpr>(expr))
     return knownDivisor(dims[dim.getPosition()]);
   if (auto symbol = dyn_cast<AffineSymbolExpr>(expr))
@@ -74,13 +82,12 @@ int64_t knownDivisor(AffineExpr expr, ValueRange dims, ValueRange symbols) {
   }
 }
 
-/// A number every value `value` takes is a multiple of (1 when unknown).
+/// A power of two every value `value` takes is a multiple of (1 when
+/// unknown).
 int64_t knownDivisor(Value value) {
   APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant))) {
-    int64_t v = constant.getSExtValue();
-    return v == 0 ? kAnyMultiple : std::abs(v);
-  }
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return powerOfTwoOf(constant.getSExtValue());
   if (auto argument = dyn_cast<BlockArgument>(value)) {
     auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
     if (loop && loop.getInductionVar() == argument)
@@ -105,10 +112,8 @@ int64_t knownDivisor(Value value) {
 }
 
 int64_t knownDivisor(OpFoldResult value) {
-  if (auto attr = dyn_cast<Attribute>(value)) {
-    int64_t v = cast<IntegerAttr>(attr).getInt();
-    return v == 0 ? kAnyMultiple : std::abs(v);
-  }
+  if (auto attr = dyn_cast<Attribute>(value))
+    return powerOfTwoOf(cast<IntegerAttr>(attr).getInt());
   return knownDivisor(cast<Value>(value));
 }
 
@@ -123,7 +128,7 @@ std::optional<int64_t> offsetDivisor(MemRefType type,
     return std::nullopt;
   int64_t divisor = kAnyMultiple;
   for (auto [index, stride] : llvm::zip(indices, strides))
-    divisor = gcd(divisor, times(knownDivisor(index), std::abs(stride)));
+    divisor = gcd(divisor, times(knownDivisor(index), powerOfTwoOf(stride)));
   return divisor;
 }
 

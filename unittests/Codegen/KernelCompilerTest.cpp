@@ -406,10 +406,8 @@ const char *kMaskedRowBody = R"mlir(
       %f = linalg.fill ins(%init : f32) outs(%e : tensor<$Rxf32>) -> tensor<$Rxf32>
       %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ta : tensor<$Rx$Cxf32>) outs(%f : tensor<$Rxf32>) {
       ^bb0(%x: f32, %acc: f32):
-        %i = linalg.index 0 : index
-        %j = linalg.index 1 : index
-        %cond = arith.cmpi $PREDICATE, %j, %i : index
-        %c = $COMBINE %x, %acc : f32
+        $FIRST
+        $SECOND
         %s = arith.select %cond, $PICK : f32
         linalg.yield %s : f32
       } -> tensor<$Rxf32>
@@ -418,9 +416,19 @@ const char *kMaskedRowBody = R"mlir(
 
 /// `max` selects the row maximum, else the sum; the maximum's mask skips
 /// (select(j > i, acc, max)), the sum's keeps (select(j <= i, sum, acc)).
-void checkMaskedRow(int64_t rows, int64_t columns, bool max) {
+/// `maskLast` computes the mask after the combining op (the rewrite must
+/// move the combining op below it).
+void checkMaskedRow(int64_t rows, int64_t columns, bool max,
+                    bool maskLast = false) {
+  std::string mask = "%i = linalg.index 0 : index\n        %j = linalg.index "
+                     "1 : index\n        %cond = arith.cmpi $PREDICATE, %j, "
+                     "%i : index";
+  std::string combine = "%c = $COMBINE %x, %acc : f32";
   std::string source = substitute(
-      executable("%a: !stream.binding, %o: !stream.binding", kMaskedRowBody),
+      substitute(executable("%a: !stream.binding, %o: !stream.binding",
+                            kMaskedRowBody),
+                 {{"$FIRST", maskLast ? combine : mask},
+                  {"$SECOND", maskLast ? mask : combine}}),
       {{"$NAME", max ? "masked_row_max" : "masked_row_sum"},
        {"$INIT", max ? "0xFF800000" : "0.0"},
        {"$PREDICATE", max ? "ugt" : "ule"},
@@ -459,6 +467,9 @@ TEST(KernelCompiler, MaskedRowMax) { checkMaskedRow(37, 129, true); }
 TEST(KernelCompiler, MaskedRowMaxSquare) { checkMaskedRow(257, 257, true); }
 TEST(KernelCompiler, MaskedRowSum) { checkMaskedRow(129, 129, false); }
 TEST(KernelCompiler, MaskedRowSumNarrow) { checkMaskedRow(7, 1, false); }
+TEST(KernelCompiler, MaskedRowMaxMaskAfterCombine) {
+  checkMaskedRow(37, 129, true, /*maskLast=*/true);
+}
 
 /// softmax(x) along rows: max, exp(x - max), sum, divide.
 const char *kSoftmaxBody = R"mlir(

@@ -148,7 +148,9 @@ LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
   rewriter.setInsertionPoint(conv);
 
   Value columns;
-  if (kh == 1 && kw == 1 && sh == 1 && sw == 1) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
+      inputType.getDimSize(1) == oh && inputType.getDimSize(2) == ow) {
     // [1, H, W, C] is already [H*W, C] (H = OH, W = OW).
     columns = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({oh * ow, c}, f32), input,
@@ -194,7 +196,9 @@ LogicalResult convertNchw(RewriterBase &rewriter,
   rewriter.setInsertionPoint(conv);
 
   Value columns;
-  if (kh == 1 && kw == 1 && sh == 1 && sw == 1) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
+      inputType.getDimSize(2) == oh && inputType.getDimSize(3) == ow) {
     // [1, C, H, W] is already [C, H*W] (H = OH, W = OW).
     columns = tensor::CollapseShapeOp::create(
         rewriter, loc, RankedTensorType::get({c, oh * ow}, f32), input,

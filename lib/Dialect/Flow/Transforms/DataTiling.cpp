@@ -441,6 +441,14 @@ struct DataTilingPass
           Operation *next = source->getNumOperands()
                                 ? source->getOperand(0).getDefiningOp()
                                 : nullptr;
+          // Its results must not stay keys: a value created later may
+          // reuse their storage.
+          SmallVector<std::pair<Value, Type>> stale;
+          for (auto &entry : packedConstants)
+            if (entry.first.first.getDefiningOp() == source)
+              stale.push_back(entry.first);
+          for (auto &key : stale)
+            packedConstants.erase(key);
           rewriter.eraseOp(source);
           source = next;
         }

@@ -2,8 +2,9 @@
 //
 // Invariant established: inside every `stream.async.execute`, each maximal
 // run of consecutive ops (program order) none of which uses another's result
-// (a wave) is one `stream.async.concurrent` region when it has two or more
-// ops; the ops keep their order.
+// or writes in place what another reads (a wave) is one
+// `stream.async.concurrent` region when it has two or more ops; the ops keep
+// their order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 
 #include "fleet/Dialect/Stream/IR/StreamOps.h"
 #include "fleet/Dialect/Stream/Transforms/Utils.h"
+#include "fleet/Dialect/Util/IR/UtilOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
@@ -37,23 +39,39 @@ void scheduleWaves(AsyncExecuteOp execute, SymbolTableCollection &symbols) {
   // are still in cache when the next op reads them (docs/pipeline.md
   // "Concurrency"). A dispatch whose export is not in the module may write
   // any operand: it gets a wave of its own.
+  // An op writing an operand in place (a tied result) does not share a wave
+  // with an op reading that operand, in either order.
   SmallVector<SmallVector<Operation *>> waves;
   DenseSet<Operation *> current;
+  DenseSet<Value> readByCurrent, writtenByCurrent;
   bool currentIsClosed = true;
   for (Operation &op : body.without_terminator()) {
     if (!isa<StreamableOpInterface>(op))
       continue;
     bool unresolved = isUnresolvedDispatch(&op, symbols);
+    SmallVector<Value> writes;
+    if (auto tied = dyn_cast<util::TiedOpInterface>(&op))
+      for (Value result : op.getResults())
+        if (Value operand = tied.getTiedResultOperand(result))
+          writes.push_back(operand);
     bool readsCurrent = llvm::any_of(op.getOperands(), [&](Value operand) {
       Operation *producer = operand.getDefiningOp();
-      return producer && current.contains(producer);
+      return (producer && current.contains(producer)) ||
+             writtenByCurrent.contains(operand);
     });
-    if (currentIsClosed || readsCurrent || unresolved) {
+    bool writesWhatCurrentReads = llvm::any_of(
+        writes, [&](Value operand) { return readByCurrent.contains(operand); });
+    if (currentIsClosed || readsCurrent || writesWhatCurrentReads ||
+        unresolved) {
       waves.emplace_back();
       current.clear();
+      readByCurrent.clear();
+      writtenByCurrent.clear();
     }
     waves.back().push_back(&op);
     current.insert(&op);
+    readByCurrent.insert(op.getOperands().begin(), op.getOperands().end());
+    writtenByCurrent.insert(writes.begin(), writes.end());
     currentIsClosed = unresolved;
     LLVM_DEBUG(if (unresolved) llvm::dbgs()
                << "unresolved dispatch at " << op.getLoc() << ": wave "

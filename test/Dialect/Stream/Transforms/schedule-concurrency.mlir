@@ -74,6 +74,28 @@ util.func public @program_order(%x: !stream.resource<external>, %sz: index) -> (
   util.return %h#0, %h#1 : !stream.resource<transient>, !stream.resource<transient>
 }
 
+// A copy writing %v in place does not share a wave with the dispatch
+// reading %v just before it: {v, z}, {a}, {b}.
+// CHECK-LABEL: @in_place_write
+// CHECK: stream.async.concurrent
+// CHECK: stream.yield
+// CHECK-NEXT: {{^ *}}}{{$}}
+// CHECK-NEXT: stream.async.dispatch @ex::@f(%{{.+}}#0[
+// CHECK-NEXT: stream.async.copy
+// CHECK-NEXT: stream.yield
+util.func public @in_place_write(%x: !stream.resource<external>, %sz: index) -> (!stream.resource<transient>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %r:2, %t = stream.async.execute on(#stream.test.affinity<"a">) with(%x as %cx: !stream.resource<external>{%sz}) -> (!stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}) {
+    %v = stream.async.dispatch @ex::@f(%cx[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+    %z = stream.async.dispatch @ex::@f(%cx[%c0 to %sz for %sz]) : (!stream.resource<external>{%sz}) -> !stream.resource<transient>{%sz}
+    %a = stream.async.dispatch @ex::@f(%v[%c0 to %sz for %sz]) : (!stream.resource<transient>{%sz}) -> !stream.resource<transient>{%sz}
+    %b = stream.async.copy %z[%c0 to %sz], %v[%c0 to %sz], %sz : !stream.resource<transient>{%sz} -> %v as !stream.resource<transient>{%sz}
+    stream.yield %a, %b : !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}
+  } => !stream.timepoint
+  %h:2 = stream.timepoint.await %t => %r#0, %r#1 : !stream.resource<transient>{%sz}, !stream.resource<transient>{%sz}
+  util.return %h#0, %h#1 : !stream.resource<transient>, !stream.resource<transient>
+}
+
 // Three independent dispatches form one wave of three.
 // CHECK-LABEL: @three_wide
 // CHECK: %[[P:.+]]:3 = stream.async.concurrent
