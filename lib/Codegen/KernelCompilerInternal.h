@@ -8,6 +8,8 @@
 #define FLEET_LIB_CODEGEN_KERNELCOMPILERINTERNAL_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/Error.h"
@@ -88,6 +90,11 @@ void makeIntegerDivisionTotal(mlir::func::FuncOp func);
 /// into ones that yield their combining op on a masked element, which the
 /// vectorizer takes (MaskedReductions.cpp). Before tiling.
 void exposeMaskedReductions(mlir::func::FuncOp func);
+
+/// Vectorizes `op` with upstream's linalg::vectorize and replaces it (or
+/// erases it, for ops on buffers); fails, leaving `op`, when it cannot.
+mlir::LogicalResult vectorizeOp(mlir::RewriterBase &rewriter,
+                                mlir::linalg::LinalgOp op);
 
 /// Tiles the workgroup's tile for caches/registers and vectorizes it, per
 /// the function's `fleet.codegen` config (selected here when absent).

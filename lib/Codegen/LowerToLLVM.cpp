@@ -107,15 +107,8 @@ void vectorizeStaticCopies(ModuleOp module) {
       copies.push_back(copy);
   });
   IRRewriter rewriter(module.getContext());
-  for (linalg::CopyOp copy : copies) {
-    if (failed(linalg::vectorizeOpPrecondition(copy)))
-      continue;
-    rewriter.setInsertionPoint(copy);
-    FailureOr<linalg::VectorizationResult> result =
-        linalg::vectorize(rewriter, copy);
-    if (succeeded(result))
-      rewriter.eraseOp(copy);
-  }
+  for (linalg::CopyOp copy : copies)
+    (void)vectorizeOp(rewriter, copy);
 }
 
 } // namespace

@@ -85,13 +85,13 @@ void prefetchNextRows(func::FuncOp func) {
     }
     visits.lastReads.push_back(read);
   });
-  SmallVector<vector::TransferReadOp> reads;
-  for (auto &entry : rows)
-    if (entry.second.loops > 1)
-      llvm::append_range(reads, entry.second.lastReads);
-  for (vector::TransferReadOp read : reads) {
-    TypedValue<MemRefType> view = rowMajorSource(read);
-    MemRefType type = view.getType();
+  SmallVector<std::pair<vector::TransferReadOp, Value>> reads;
+  for (auto &[key, visits] : rows)
+    if (visits.loops > 1)
+      for (vector::TransferReadOp read : visits.lastReads)
+        reads.push_back({read, key.first});
+  for (auto [read, view] : reads) {
+    auto type = cast<MemRefType>(view.getType());
     int64_t rank = type.getRank();
     int64_t elementBytes =
         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);

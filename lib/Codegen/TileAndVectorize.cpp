@@ -48,6 +48,21 @@ using namespace mlir;
 
 namespace fleet::codegen::detail {
 
+LogicalResult vectorizeOp(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (failed(linalg::vectorizeOpPrecondition(op)))
+    return failure();
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> result =
+      linalg::vectorize(rewriter, op);
+  if (failed(result))
+    return failure();
+  if (result->replacements.empty())
+    rewriter.eraseOp(op);
+  else
+    rewriter.replaceOp(op, result->replacements);
+  return success();
+}
+
 namespace {
 
 /// Ops with more iterations than this are not vectorized whole (one vector
@@ -193,17 +208,7 @@ void vectorizeStaticOps(func::FuncOp func, RewriterBase &rewriter) {
                  << "not vectorized (i1 tensor): " << op->getName() << "\n");
       continue;
     }
-    if (failed(linalg::vectorizeOpPrecondition(op)))
-      continue;
-    rewriter.setInsertionPoint(op);
-    FailureOr<linalg::VectorizationResult> result =
-        linalg::vectorize(rewriter, op);
-    if (failed(result))
-      continue;
-    if (result->replacements.empty())
-      rewriter.eraseOp(op);
-    else
-      rewriter.replaceOp(op, result->replacements);
+    (void)vectorizeOp(rewriter, op);
   }
 }
 
