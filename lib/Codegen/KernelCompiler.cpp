@@ -51,6 +51,8 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -166,6 +168,44 @@ detail::TargetInfo getTargetInfo(const llvm::TargetMachine &machine) {
   return info;
 }
 
+/// The lanes of `inst` if it is a vector multiply feeding an add (the
+/// `contract` pair the MLIR lowering emits for a row of an outer product,
+/// fused into an FMA by instruction selection); 0 otherwise.
+unsigned getMultiplyAddLanes(llvm::Instruction &inst) {
+  auto *type = dyn_cast<llvm::FixedVectorType>(inst.getType());
+  if (!type || inst.getOpcode() != llvm::Instruction::FMul ||
+      !inst.hasOneUse() ||
+      cast<llvm::Instruction>(*inst.user_begin())->getOpcode() !=
+          llvm::Instruction::FAdd)
+    return 0;
+  return type->getNumElements();
+}
+
+/// Marks register-tile reduction loops (innermost loops whose body does
+/// at least 64 lanes of multiply-adds: one step of an M0 x N0 outer
+/// product) as not to be unrolled. With 16 vector registers (AVX2), a 6 x 16
+/// tile holds 12 accumulators, 2 rows of B and a broadcast; unrolled by
+/// two, the next step's loads are hoisted above this step's FMAs and an
+/// accumulator spills to the stack in every iteration (2048^3 on Zen 3: 47
+/// GFLOP/s unrolled, docs/kernels.md "Register tiles").
+struct KeepRegisterTileSteps : llvm::PassInfoMixin<KeepRegisterTileSteps> {
+  llvm::PreservedAnalyses run(llvm::Function &function,
+                              llvm::FunctionAnalysisManager &analyses) {
+    auto &loops = analyses.getResult<llvm::LoopAnalysis>(function);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+      if (!loop->isInnermost())
+        continue;
+      unsigned lanes = 0;
+      for (llvm::BasicBlock *block : loop->blocks())
+        for (llvm::Instruction &inst : *block)
+          lanes += getMultiplyAddLanes(inst);
+      if (lanes >= 64)
+        loop->setLoopAlreadyUnrolled();
+    }
+    return llvm::PreservedAnalyses::all();
+  }
+};
+
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -180,6 +220,13 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine) {
   tuning.LoopUnrolling = true;
   tuning.SLPVectorization = true;
   llvm::PassBuilder builder(&machine, tuning);
+  // Unrolling the register tile's steps pays with 32 vector registers
+  // (AVX-512) and spills with 16.
+  if (getTargetInfo(machine).vectorBits < 512)
+    builder.registerVectorizerStartEPCallback(
+        [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
+          passes.addPass(KeepRegisterTileSteps());
+        });
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(sccs);
   builder.registerFunctionAnalyses(functions);

@@ -16,7 +16,8 @@ register or workgroup tile):
     with a bias + relu epilogue after the product;
   - `conv`: NHWC convolutions (H x C -> F, K x K, stride S) through
     im2col + matmul, the filter a runtime input or (`convw`) a constant
-    global packed at compile time;
+    global packed at compile time; at output widths 14 and 7 the window
+    copy writes A packed itself (7-row tiles, no padding);
   - `nchw` / `nchww`: the same in NCHW / FCHW (ONNX's layout), filter x
     im2col, the filter runtime or constant (then A, packed at compile
     time when F >= 8 and OH*OW >= 32).
@@ -38,6 +39,9 @@ CASES = [
     # (kind, H, C, F, K, S): padded input H x H x C.
     ("conv", 9, 3, 5, 3, 2), ("conv", 7, 37, 7, 1, 1), ("conv", 8, 7, 65, 1, 2),
     ("convw", 13, 8, 40, 3, 1), ("convw", 12, 3, 37, 7, 2),
+    # Output widths 14 and 7: the window copy writes A packed (M0 = 7).
+    ("convw", 16, 5, 33, 3, 1), ("convw", 15, 3, 40, 3, 2),
+    ("conv", 16, 64, 513, 3, 1),
     # The same as NCHW (ONNX's layout): filter x im2col.
     ("nchw", 9, 3, 5, 3, 2), ("nchw", 7, 37, 7, 1, 1), ("nchw", 8, 7, 65, 1, 2),
     ("nchww", 12, 3, 37, 7, 2), ("nchww", 13, 8, 40, 3, 1),

@@ -198,6 +198,95 @@ void eraseUnpackedGlobal(util::GlobalOp global, SymbolTable &symbols,
       entry->setBlob(AsmResourceBlob());
 }
 
+/// A matmul's A that is a window copy (ConvertConv2DToImg2Col's im2col):
+/// `collapse_shape` to [rows, columns] of a `linalg.generic` whose only
+/// work is copying its one input through its input map into an
+/// identity-mapped result. `rowDims` leading dims of the copy form A's rows.
+struct WindowCopy {
+  linalg::GenericOp copy;
+  int64_t rowDims;
+  /// The innermost of the row dims (OW for a convolution).
+  int64_t width() {
+    return cast<RankedTensorType>(copy.getResult(0).getType())
+        .getDimSize(rowDims - 1);
+  }
+};
+std::optional<WindowCopy> getWindowCopy(Value lhs) {
+  auto collapse = lhs.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || collapse.getReassociationIndices().size() != 2)
+    return std::nullopt;
+  auto copy = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+  if (!copy || !copy.hasPureTensorSemantics() || copy.getNumDpsInputs() != 1 ||
+      copy.getNumDpsInits() != 1 ||
+      copy.getNumLoops() != copy.getNumParallelLoops() ||
+      !copy.getMatchingIndexingMap(copy.getDpsInitOperand(0)).isIdentity() ||
+      !copy.getRegionOutputArgs()[0].use_empty())
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(copy.getBody()->getTerminator());
+  if (&copy.getBody()->front() != yield.getOperation() ||
+      yield.getValues() != ValueRange{copy.getBody()->getArgument(0)})
+    return std::nullopt;
+  return WindowCopy{copy,
+                    int64_t(collapse.getReassociationIndices()[0].size())};
+}
+
+/// The rows of a packed tile for A = `window`: the largest divisor of its
+/// width in [3/4 tileM, tileM], so that each tile's rows lie in one window
+/// row and the copy can write A packed (packWindowCopy); 0 if none.
+int64_t getWindowRowTile(WindowCopy window, int64_t tileM) {
+  for (int64_t rows = tileM; 4 * rows >= 3 * tileM && rows > 1; --rows)
+    if (window.width() % rows == 0)
+      return rows;
+  return 0;
+}
+
+/// A = `window` packed as [M1, K, `tileM`, 1] by one copy: the window copy
+/// over [rows..., W / tileM, columns..., tileM, 1], its input map reading
+/// row w = whi * tileM + wlo, collapsed (a view). It replaces the im2col
+/// copy, A's padding and A's pack (three dispatches) by one, with no
+/// padding since tileM divides W.
+Value packWindowCopy(RewriterBase &rewriter, Location loc,
+                     WindowCopy window, int64_t tileM) {
+  MLIRContext *context = rewriter.getContext();
+  linalg::GenericOp copy = window.copy;
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(copy.getResult(0).getType()).getShape();
+  int64_t rank = shape.size(), w = window.rowDims - 1;
+  // New loops: the copy's, w as its outer part, then wlo and a unit.
+  SmallVector<int64_t> packedShape(shape);
+  packedShape[w] /= tileM;
+  packedShape.append({tileM, 1});
+  SmallVector<AffineExpr> oldDims;
+  for (int64_t i = 0; i < rank; ++i)
+    oldDims.push_back(getAffineDimExpr(i, context));
+  oldDims[w] = oldDims[w] * tileM + getAffineDimExpr(rank, context);
+  AffineMap inputMap =
+      copy.getMatchingIndexingMap(copy.getDpsInputOperand(0))
+          .compose(AffineMap::get(rank + 2, 0, oldDims, context));
+  Type f32 = rewriter.getF32Type();
+  Value empty = tensor::EmptyOp::create(rewriter, loc, packedShape, f32);
+  auto packed = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{empty.getType()},
+      ValueRange{copy.getDpsInputs()[0]}, ValueRange{empty},
+      ArrayRef<AffineMap>{inputMap,
+                          AffineMap::getMultiDimIdentityMap(rank + 2, context)},
+      SmallVector<utils::IteratorType>(rank + 2,
+                                       utils::IteratorType::parallel),
+      [](OpBuilder &b, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(b, nestedLoc, args[0]);
+      });
+  ReassociationIndices rows = llvm::to_vector(llvm::seq<int64_t>(0, w + 1));
+  ReassociationIndices columns =
+      llvm::to_vector(llvm::seq<int64_t>(w + 1, rank));
+  int64_t m = 1, k = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i <= w ? m : k) *= shape[i];
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({m / tileM, k, tileM, 1}, f32),
+      packed.getResult(0),
+      ArrayRef<ReassociationIndices>{rows, columns, {rank}, {rank + 1}});
+}
+
 /// A linalg.matmul with the default maps, static f32 operands.
 /// Gives an op built in place of `from` the micro-batch marks of
 /// flow-split-micro-batches, so flow-partition-pipeline still groups it with
@@ -326,7 +415,8 @@ struct DataTilingPass
   void dataTile(RewriterBase &rewriter, linalg::MatmulOp matmul,
                 SymbolTable &symbols) {
     // The packed tile, M0 x N0 (K0 = 1: one outer product per step).
-    const int64_t tileM = this->tileM, tileN = this->tileN;
+    int64_t tileM = this->tileM;
+    const int64_t tileN = this->tileN;
     Value lhs = matmul.getInputs()[0], rhs = matmul.getInputs()[1];
     Value init = matmul.getOutputs()[0];
     auto lhsType = cast<RankedTensorType>(lhs.getType());
@@ -368,15 +458,33 @@ struct DataTilingPass
       return linalg::PackOp::create(rewriter, loc, source, dest, innerDimsPos,
                                     tileSizes, zero, outerPerm);
     };
-    // A[M,K] -> [M1, K, M0, 1]; B[K,N] -> [N1, K, N0, 1].
-    linalg::PackOp packedLhs = pack(lhs, {0, 1}, {tileM, 1}, {});
+    // A[M,K] -> [M1, K, M0, 1]; B[K,N] -> [N1, K, N0, 1]. A convolution's
+    // window copy writes A packed itself, with M0 a divisor of the window
+    // width near the register tile's rows (7 for 14 x 14 outputs).
+    Placement placement(matmul);
+    std::optional<WindowCopy> window =
+        constantLhs ? std::nullopt : getWindowCopy(lhs);
+    int64_t windowRows = window ? getWindowRowTile(*window, tileM) : 0;
+    Value packedLhs;
+    linalg::PackOp lhsPack;
+    if (windowRows) {
+      tileM = windowRows;
+      packedLhs = packWindowCopy(rewriter, loc, *window, tileM);
+      copyPlacement(placement, packedLhs.getDefiningOp()->getOperand(0)
+                                   .getDefiningOp());
+      LLVM_DEBUG(llvm::dbgs() << "A packed by its window copy, M0 = " << tileM
+                              << "\n");
+    } else {
+      lhsPack = pack(lhs, {0, 1}, {tileM, 1}, {});
+      packedLhs = lhsPack.getResult();
+    }
     linalg::PackOp packedRhs = pack(rhs, {1, 0}, {tileN, 1}, {1, 0});
     // C: a fill of an empty tensor is refilled packed; any other init is
     // packed.
     Value packedInit;
     auto fill = init.getDefiningOp<linalg::FillOp>();
     SmallVector<int64_t> accShape = {
-        llvm::divideCeil(m, tileM), llvm::divideCeil(n, tileN), tileM,
+        llvm::divideCeilSigned(m, tileM), llvm::divideCeilSigned(n, tileN), tileM,
         tileN};
     auto accType = RankedTensorType::get(accShape, f32);
     if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
@@ -389,7 +497,7 @@ struct DataTilingPass
     }
     auto mmt4d = linalg::Mmt4DOp::create(
         rewriter, loc, TypeRange{accType},
-        ValueRange{packedLhs.getResult(), packedRhs.getResult()},
+        ValueRange{packedLhs, packedRhs.getResult()},
         ValueRange{packedInit});
     Value dest = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{m, n},
                                          f32);
@@ -397,9 +505,8 @@ struct DataTilingPass
         rewriter, loc, mmt4d.getResult(0), dest, ArrayRef<int64_t>{0, 1},
         getAsIndexOpFoldResult(rewriter.getContext(), {tileM, tileN}),
         ArrayRef<int64_t>{});
-    // A placed matmul: its packs, kernel and unpack run where it did.
-    // Read now: the matmul is replaced below.
-    Placement placement(matmul);
+    // A placed matmul: its packs, kernel and unpack run where it did
+    // (`placement` was read before the matmul is replaced below).
     auto place = [&](Operation *op, bool affinity = true) {
       if (op)
         copyPlacement(placement, op, affinity);
@@ -409,7 +516,10 @@ struct DataTilingPass
 
     // Constant packs fold now; the others lower to upstream ops that
     // form-dispatches knows.
-    SmallVector<linalg::PackOp> packs = {packedLhs, packedRhs};
+    SmallVector<linalg::PackOp> packs;
+    if (lhsPack)
+      packs.push_back(lhsPack);
+    packs.push_back(packedRhs);
     if (auto initPack = packedInit.getDefiningOp<linalg::PackOp>())
       packs.push_back(initPack);
     for (linalg::PackOp packOp : packs) {

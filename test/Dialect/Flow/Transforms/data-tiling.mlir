@@ -115,3 +115,39 @@ util.func public @qk(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>) -> tensor<2
   %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] ins(%q, %k : tensor<2x16x8xf32>, tensor<2x16x8xf32>) outs(%f : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
   util.return %s : tensor<2x16x16xf32>
 }
+
+// -----
+
+// A convolution's window copy (preprocessing-convert-conv2d-to-img2col) as
+// A, 14 x 14 outputs: 7 divides the width, so the copy itself writes A
+// packed in 7-row tiles, w = 7 * whi + wlo, with no padding and no pack of
+// A left.
+// CHECK: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (0, d0 + d2, d1 * 7 + d5 + d3, d4)>
+// CHECK-LABEL: util.func public @window_copy
+// CHECK-NOT: tensor.pad
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<14x2x3x3x128x7x1xf32>
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x16x16x128xf32>) outs(%[[E]] : tensor<14x2x3x3x128x7x1xf32>)
+// CHECK: %[[A4:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1], [2, 3, 4], [5], [6]] : tensor<14x2x3x3x128x7x1xf32> into tensor<28x1152x7x1xf32>
+// B's pad adds nothing (256 = 8 x 32); A has none.
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.pad %arg1 low[0, 0] high[0, 0]
+// CHECK-NOT: tensor.pad
+// CHECK: %[[M:.+]] = linalg.mmt4d ins(%[[A4]], %{{.+}} : tensor<28x1152x7x1xf32>, tensor<8x1152x32x1xf32>) outs(%{{.+}} : tensor<28x8x7x32xf32>)
+// CHECK: util.return
+// OFF-LABEL: util.func public @window_copy
+// OFF-NOT: linalg.mmt4d
+#window = affine_map<(d0, d1, d2, d3, d4) -> (0, d0 + d2, d1 + d3, d4)>
+#identity = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+util.func public @window_copy(%x: tensor<1x16x16x128xf32>, %w: tensor<1152x256xf32>) -> tensor<196x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<14x14x3x3x128xf32>
+  %col = linalg.generic {indexing_maps = [#window, #identity], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x16x16x128xf32>) outs(%ce : tensor<14x14x3x3x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<14x14x3x3x128xf32>
+  %a = tensor.collapse_shape %col [[0, 1], [2, 3, 4]] : tensor<14x14x3x3x128xf32> into tensor<196x1152xf32>
+  %e = tensor.empty() : tensor<196x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<196x256xf32>) -> tensor<196x256xf32>
+  %m = linalg.matmul ins(%a, %w : tensor<196x1152xf32>, tensor<1152x256xf32>) outs(%f : tensor<196x256xf32>) -> tensor<196x256xf32>
+  util.return %m : tensor<196x256xf32>
+}
