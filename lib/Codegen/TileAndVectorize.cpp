@@ -99,13 +99,14 @@ SmallVector<scf::ForOp> asForLoops(ArrayRef<LoopLikeOpInterface> loops) {
 
 /// Tiles `op` with scf.for loops, fusing its producers into the innermost
 /// loop. Returns the loops, outermost first.
-FailureOr<SmallVector<scf::ForOp>> tileAndFuse(RewriterBase &rewriter,
-                                               TilingInterface op,
-                                               ArrayRef<int64_t> tiles) {
+FailureOr<SmallVector<scf::ForOp>>
+tileAndFuse(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> tiles,
+            ArrayRef<int64_t> interchange = {}) {
   if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
     return SmallVector<scf::ForOp>();
   scf::SCFTilingOptions tilingOptions;
   tilingOptions.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
+  tilingOptions.setInterchange(interchange);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tilingOptions);
   rewriter.setInsertionPoint(op);
@@ -285,8 +286,51 @@ void dropUnitLoops(RewriterBase &rewriter, linalg::LinalgOp op, bool contract) {
     rewriter.replaceOp(generic, dropped->replacements);
 }
 
+/// Splits the reduction of `root` (its one reduction loop longer than 1)
+/// into blocks of `block` steps: a loop outside the register tiles
+/// (KernelConfig::reductionBlock, docs/kernels.md "Register tiles").
+/// Returns the op inside the loop.
+FailureOr<linalg::LinalgOp> blockReduction(RewriterBase &rewriter,
+                                           linalg::LinalgOp root,
+                                           int64_t block) {
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<int64_t> tiles(ranges.size(), 0);
+  for (auto [i, kind] : llvm::enumerate(root.getIteratorTypesArray()))
+    if (kind == utils::IteratorType::reduction && ranges[i] != 1) {
+      if (ShapedType::isDynamic(ranges[i]) || ranges[i] % block != 0 ||
+          llvm::any_of(tiles, [](int64_t tile) { return tile != 0; }))
+        return failure();
+      tiles[i] = block;
+    }
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(root->getContext(), tiles));
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(root.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return failure();
+  rewriter.replaceOp(root, tiled->replacements);
+  LLVM_DEBUG(llvm::dbgs() << "reduction in blocks of " << block << "\n");
+  return cast<linalg::LinalgOp>(tiled->tiledOps.front());
+}
+
 LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
-                         const TargetInfo &target, RewriterBase &rewriter) {
+                         const TargetInfo &target, int64_t reductionBlock,
+                         RewriterBase &rewriter) {
+  // Blocks of the reduction first; within a block, packed B panels (mmt4d
+  // loops m1, n1, ...) are walked in the outer loop so that each B panel's
+  // block stays in L1 while A's pass over it.
+  SmallVector<int64_t> interchange;
+  if (reductionBlock > 0) {
+    FailureOr<linalg::LinalgOp> blocked =
+        blockReduction(rewriter, root, reductionBlock);
+    if (failed(blocked))
+      return root.emitOpError("could not block the reduction by ")
+             << reductionBlock;
+    root = *blocked;
+    if (isa<linalg::Mmt4DOp>(root.getOperation()))
+      interchange = {1, 0, 2, 3, 4, 5};
+  }
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   SmallVector<int64_t> tiles(iterators.size(), 0);
   SmallVector<unsigned> parallel;
@@ -310,8 +354,8 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
     tiles[parallel.back()] = columns;
   if (parallel.size() >= 2)
     tiles[parallel[parallel.size() - 2]] = rows;
-  FailureOr<SmallVector<scf::ForOp>> loops =
-      tileAndFuse(rewriter, cast<TilingInterface>(root.getOperation()), tiles);
+  FailureOr<SmallVector<scf::ForOp>> loops = tileAndFuse(
+      rewriter, cast<TilingInterface>(root.getOperation()), tiles, interchange);
   if (failed(loops))
     return root.emitOpError("could not be tiled into register tiles");
   eraseDeadOps(func, rewriter);
@@ -568,7 +612,8 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
   LogicalResult tiled = success();
   switch (kind) {
   case KernelKind::Matmul:
-    tiled = tileMatmul(func, root, target, rewriter);
+    tiled = tileMatmul(func, root, target,
+                       config ? config->reductionBlock : 0, rewriter);
     break;
   case KernelKind::Elementwise:
     tiled = tileElementwise(func, root, target, rewriter);

@@ -341,6 +341,29 @@ TEST(KernelCompiler, MatmulBiasReluNotTileMultiples) {
 }
 TEST(KernelCompiler, MatmulBiasReluOneByOne) { checkMatmul(1, 1, 1, true); }
 
+// With 16 vector registers (AVX2) LLVM must not unroll the register tile's
+// reduction loop (KernelCompiler.cpp, KeepRegisterTileSteps: unrolled, the
+// 6 x 16 step spilled an accumulator each iteration); with AVX-512 it may.
+TEST(KernelCompiler, RegisterTileStepsStayWholeWithAVX2) {
+  std::string source = substitute(
+      executable(
+          "%a: !stream.binding, %b: !stream.binding, %o: !stream.binding",
+          std::string(kMatmulBody) + kMatmulStore),
+      {{"$NAME", "matmul"}, {"$M", "48"}, {"$N", "64"}, {"$K", "256"}});
+  for (auto [cpu, marked] : {std::pair<const char *, bool>{"haswell", true},
+                             {"skylake-avx512", false}}) {
+    CompileFlags flags;
+    flags.targetCPU = cpu;
+    flags.keepLLVMIR = true;
+    auto kernel = compileAndLoad(source, flags);
+    ASSERT_LOADED(kernel);
+    EXPECT_EQ(kernel->llvmIR.find("llvm.loop.unroll.disable") !=
+                  std::string::npos,
+              marked)
+        << cpu;
+  }
+}
+
 } // namespace
 
 namespace {

@@ -46,6 +46,10 @@ struct KernelConfig {
   /// One entry per loop of the root op; 0 = the loop is not distributed
   /// (each workgroup covers it whole). Empty = one workgroup does all.
   llvm::SmallVector<int64_t> workgroupTiles;
+  /// Matmul kernels: steps of the root's reduction walked per block, a loop
+  /// outside the register tiles (docs/kernels.md "Register tiles"); 0 =
+  /// each register tile walks the whole reduction.
+  int64_t reductionBlock = 0;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<KernelConfig> fromAttr(mlir::Attribute attr);

@@ -8,7 +8,8 @@
                                      one line per case, exit 1 on a failure
 
 Cases (M x K x N, sizes 1, 7, 37, 129, 257 and 1025: none a multiple of a
-register or workgroup tile):
+register or workgroup tile; K = 1024, 1536 and 2048 are walked in blocks of
+256 steps, docs/kernels.md "Register tiles"):
   - `plain`: runtime operands the data-tiling rule leaves unpacked;
   - `packed`: runtime operands it packs (M, N >= 64, B > 1 MiB), so the
     pack/unpack transposes pad the edges;
@@ -32,8 +33,11 @@ import numpy as np
 CASES = [
     ("plain", 1, 1, 1), ("plain", 7, 37, 129), ("plain", 129, 7, 37),
     ("plain", 37, 257, 7),
+    # Reductions walked in blocks of 256 (K = 1024, 1536, 2048; the second
+    # also keeps all 33 rows in each workgroup: 4 x 33 <= 257 columns).
+    ("plain", 37, 1024, 7), ("plain", 33, 1536, 257),
     ("packed", 129, 1025, 257), ("packed", 257, 1025, 65),
-    ("packed", 65, 2049, 129),
+    ("packed", 65, 2049, 129), ("packed", 67, 2048, 129),
     ("weight", 1, 7, 37), ("weight", 7, 129, 257), ("weight", 37, 37, 129),
     ("weight", 129, 257, 33),
     # (kind, H, C, F, K, S): padded input H x H x C.

@@ -1,0 +1,91 @@
+// RUN: fleet-opt %s --split-input-file '--codegen-configure-workgroups=target-cpu=haswell cache-sizes=32K,512K' | FileCheck %s
+
+// A 16-register target with 512 KiB of L2 (Zen 3's; docs/kernels.md
+// "Register tiles"). An unpacked 49 x 4608 x 512 matmul (a 3x3 convolution
+// at 512 channels, 7 x 7 outputs): A is much shorter than B is wide, so
+// each workgroup keeps all 49 rows (M not distributed) and B streams once;
+// K = 4608 is walked in blocks of 256 steps.
+// CHECK-LABEL: stream.executable private @short_a
+// CHECK: fleet.codegen = {kind = "matmul", reduction_block = 256 : i64, workgroup_tiles = array<i64: 0, 16, 0>}
+stream.executable private @short_a {
+  stream.executable.export public @short_a workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @short_a(%arg0: !stream.binding, %arg1: !stream.binding, %arg2: !stream.binding) {
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.0 : f32
+      %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<49x4608xf32>
+      %1 = stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<4608x512xf32>
+      %2 = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<49x512xf32>
+      %a = bufferization.to_tensor %0 restrict : memref<49x4608xf32> to tensor<49x4608xf32>
+      %b = bufferization.to_tensor %1 restrict : memref<4608x512xf32> to tensor<4608x512xf32>
+      %e = tensor.empty() : tensor<49x512xf32>
+      %f = linalg.fill ins(%cst : f32) outs(%e : tensor<49x512xf32>) -> tensor<49x512xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<49x4608xf32>, tensor<4608x512xf32>) outs(%f : tensor<49x512xf32>) -> tensor<49x512xf32>
+      bufferization.materialize_in_destination %m in restrict writable %2 : (tensor<49x512xf32>, memref<49x512xf32>) -> ()
+      return
+    }
+  }
+}
+
+// -----
+
+// 8 rows: one register tile row and a remainder share B's panel, too few
+// for blocks to pay; the rows are still kept together.
+// CHECK-LABEL: stream.executable private @eight_rows
+// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 0, 16, 0>}
+stream.executable private @eight_rows {
+  stream.executable.export public @eight_rows workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @eight_rows(%arg0: !stream.binding, %arg1: !stream.binding, %arg2: !stream.binding) {
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.0 : f32
+      %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<8x4096xf32>
+      %1 = stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<4096x4096xf32>
+      %2 = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<8x4096xf32>
+      %a = bufferization.to_tensor %0 restrict : memref<8x4096xf32> to tensor<8x4096xf32>
+      %b = bufferization.to_tensor %1 restrict : memref<4096x4096xf32> to tensor<4096x4096xf32>
+      %e = tensor.empty() : tensor<8x4096xf32>
+      %f = linalg.fill ins(%cst : f32) outs(%e : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<8x4096xf32>, tensor<4096x4096xf32>) outs(%f : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+      bufferization.materialize_in_destination %m in restrict writable %2 : (tensor<8x4096xf32>, memref<8x4096xf32>) -> ()
+      return
+    }
+  }
+}
+
+// -----
+
+// Packed 2048^3 (mmt4d, M0 x N0 = 6 x 16): 8 whole A panels (6 x 2048)
+// would take 384 KiB, more than half of L2, so the reduction is walked in
+// blocks of 256 and a workgroup takes as many A panel blocks as fill half
+// of L2 (42; 38 divides the 342 panels) and 2 B panels.
+// CHECK-LABEL: stream.executable private @packed
+// CHECK: fleet.codegen = {kind = "matmul", reduction_block = 256 : i64, workgroup_tiles = array<i64: 38, 2, 0, 0, 0, 0>}
+stream.executable private @packed {
+  stream.executable.export public @packed workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @packed(%arg0: !stream.binding, %arg1: !stream.binding, %arg2: !stream.binding) {
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.0 : f32
+      %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<342x2048x6x1xf32>
+      %1 = stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<128x2048x16x1xf32>
+      %2 = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<342x128x6x16xf32>
+      %a = bufferization.to_tensor %0 restrict : memref<342x2048x6x1xf32> to tensor<342x2048x6x1xf32>
+      %b = bufferization.to_tensor %1 restrict : memref<128x2048x16x1xf32> to tensor<128x2048x16x1xf32>
+      %e = tensor.empty() : tensor<342x128x6x16xf32>
+      %f = linalg.fill ins(%cst : f32) outs(%e : tensor<342x128x6x16xf32>) -> tensor<342x128x6x16xf32>
+      %m = linalg.mmt4d ins(%a, %b : tensor<342x2048x6x1xf32>, tensor<128x2048x16x1xf32>) outs(%f : tensor<342x128x6x16xf32>) -> tensor<342x128x6x16xf32>
+      bufferization.materialize_in_destination %m in restrict writable %2 : (tensor<342x128x6x16xf32>, memref<342x128x6x16xf32>) -> ()
+      return
+    }
+  }
+}
