@@ -300,7 +300,8 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
     // walks them again, so K is walked in blocks when at least 4 register
     // tiles share B's panel (with 1 or 2, as at M = 8, blocks only added
     // restarts: 20 -> 34 ms at 8 x 4096 x 4096 on Zen 3).
-    if (root.getNumReductionLoops() == 1 && ranges[m] >= 4 * granuleM)
+    if (linalg::isaContractionOpInterface(root) &&
+        root.getNumReductionLoops() == 1 && ranges[m] >= 4 * granuleM)
       for (auto [i, iterator] : llvm::enumerate(iterators))
         if (iterator == utils::IteratorType::reduction)
           config.reductionBlock = pickReductionBlock(ranges[i]);
