@@ -231,8 +231,62 @@ void allowContraction(Operation *root) {
 /// After vectorization: fold slices into transfers, turn multiply-reduce
 /// into vector.contract, forward stores to loads, and hoist the
 /// accumulators out of the reduction loops (loop-carried vectors).
+/// One step of a register tile reads A's M0 elements as a vector and
+/// spreads each along a row: transpose(broadcast(read : vector<M0>) :
+/// vector<N0 x M0>). Lowered as written, LLVM loads the vector in pieces
+/// (4 + 2 lanes for M0 = 6) and shuffles lanes out of them, taking shuffle
+/// slots beside the FMAs. Rewritten, each row is a one-element read
+/// broadcast along the row, which x86 does as one broadcast load
+/// (`vbroadcastss` from memory).
+struct ReadRowsOfBroadcastTranspose
+    : public OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp transpose,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = transpose.getResultVectorType();
+    if (type.getRank() != 2 || type.isScalable() ||
+        transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return failure();
+    auto broadcast =
+        transpose.getVector().getDefiningOp<vector::BroadcastOp>();
+    auto read = broadcast ? broadcast.getSource()
+                                .getDefiningOp<vector::TransferReadOp>()
+                          : nullptr;
+    if (!read || read.getVectorType().getRank() != 1 || read.getMask() ||
+        !read.getPermutationMap().isProjectedPermutation() ||
+        !read.getInBoundsValues()[0] ||
+        read.getVectorType().getDimSize(0) != type.getDimSize(0))
+      return failure();
+    auto dim = dyn_cast<AffineDimExpr>(read.getPermutationMap().getResult(0));
+    if (!dim)
+      return failure();
+    Location loc = transpose.getLoc();
+    auto one = VectorType::get({1}, type.getElementType());
+    auto row = VectorType::get({type.getDimSize(1)}, type.getElementType());
+    Value result = ub::PoisonOp::create(rewriter, loc, type);
+    SmallVector<Value> indices(read.getIndices());
+    Value first = indices[dim.getPosition()];
+    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+      indices[dim.getPosition()] =
+          i == 0 ? first
+                 : arith::AddIOp::create(
+                       rewriter, loc, first,
+                       arith::ConstantIndexOp::create(rewriter, loc, i));
+      Value element = vector::TransferReadOp::create(
+          rewriter, loc, one, read.getBase(), indices,
+          AffineMapAttr::get(read.getPermutationMap()), read.getPadding(),
+          /*mask=*/Value(), rewriter.getBoolArrayAttr({true}));
+      Value spread = vector::BroadcastOp::create(rewriter, loc, row, element);
+      result = vector::InsertOp::create(rewriter, loc, spread, result, i);
+    }
+    rewriter.replaceOp(transpose, result);
+    return success();
+  }
+};
+
 LogicalResult cleanupVectors(func::FuncOp func) {
   auto patterns = [](RewritePatternSet &set) {
+    set.add<ReadRowsOfBroadcastTranspose>(set.getContext());
     vector::populateVectorTransferPermutationMapLoweringPatterns(set);
     vector::populateVectorReductionToContractPatterns(set);
     vector::populateSinkVectorOpsPatterns(set);
