@@ -13,7 +13,7 @@
 // packed at compile time). A 1x1 convolution with stride 1 needs no
 // im2col: the input itself is the [H*W, C] matrix. An NCHW one (ONNX's
 // layout) is the filter [F, C*KH*KW] times col[C*KH*KW, OH*OW]
-// (convertNchw), so no layout change is needed around it.
+// (createColumns and convert), so no layout change is needed around it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,94 +139,92 @@ void replaceWithMatmul(RewriterBase &rewriter, linalg::LinalgOp conv,
   rewriter.replaceOp(conv, result);
 }
 
-LogicalResult convert(RewriterBase &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
-  Location loc = conv.getLoc();
-  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  auto [c, f, kh, kw, oh, ow, sh, sw, dh, dw] =
-      getSizes(conv, conv.getStrides(), conv.getDilations(), /*nchw=*/false);
+/// The window matrix of `input`: NHWC [OH*OW, KH*KW*C] with
+///   col[oh, ow, kh, kw, c] = input[0, oh*sh + kh*dh, ow*sw + kw*dw, c],
+/// NCHW [C*KH*KW, OH*OW] with
+///   col[c, kh, kw, oh, ow] = input[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
+/// (a window copy viewed as a matrix), or a view of the input itself for a
+/// 1x1 stride-1 convolution whose input is the output's size.
+Value createColumns(RewriterBase &rewriter, Location loc, Value input,
+                    const ConvSizes &s, bool nchw) {
   Type f32 = rewriter.getF32Type();
-  rewriter.setInsertionPoint(conv);
-
-  Value columns;
   auto inputType = cast<RankedTensorType>(input.getType());
-  if (kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
-      inputType.getDimSize(1) == oh && inputType.getDimSize(2) == ow) {
-    // [1, H, W, C] is already [H*W, C] (H = OH, W = OW).
-    columns = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({oh * ow, c}, f32), input,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  } else {
-    // col[oh, ow, kh, kw, c] = input[0, oh*sh + kh*dh, ow*sw + kw*dw, c].
-    MLIRContext *context = rewriter.getContext();
-    AffineExpr d0, d1, d2, d3, d4;
-    bindDims(context, d0, d1, d2, d3, d4);
-    AffineMap inputMap = AffineMap::get(
-        5, 0,
-        {getAffineConstantExpr(0, context), d0 * sh + d2 * dh,
-         d1 * sw + d3 * dw, d4},
-        context);
-    Value col =
-        createIm2Col(rewriter, loc, input, {oh, ow, kh, kw, c}, inputMap);
-    columns = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({oh * ow, kh * kw * c}, f32), col,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}});
+  int64_t h = nchw ? 2 : 1, w = nchw ? 3 : 2;
+  if (s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 &&
+      inputType.getDimSize(h) == s.oh && inputType.getDimSize(w) == s.ow) {
+    // [1, H, W, C] is already [H*W, C]; [1, C, H, W] is [C, H*W].
+    return tensor::CollapseShapeOp::create(
+        rewriter, loc,
+        RankedTensorType::get(nchw ? ArrayRef<int64_t>{s.c, s.oh * s.ow}
+                                   : ArrayRef<int64_t>{s.oh * s.ow, s.c},
+                              f32),
+        input,
+        nchw ? ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}}
+             : ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
   }
-  Value weights = tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({kh * kw * c, f}, f32), filter,
-      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  LLVM_DEBUG(llvm::dbgs() << "conv " << oh << "x" << ow << "x" << f << " ("
-                          << kh << "x" << kw << "x" << c << ", stride " << sh
-                          << "x" << sw << ") -> im2col + matmul\n");
-  replaceWithMatmul(rewriter, conv, columns, weights,
-                    ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  return success();
+  MLIRContext *context = rewriter.getContext();
+  AffineExpr d0, d1, d2, d3, d4;
+  bindDims(context, d0, d1, d2, d3, d4);
+  AffineExpr zero = getAffineConstantExpr(0, context);
+  AffineMap inputMap =
+      nchw ? AffineMap::get(5, 0,
+                            {zero, d0, d3 * s.sh + d1 * s.dh,
+                             d4 * s.sw + d2 * s.dw},
+                            context)
+           : AffineMap::get(5, 0,
+                            {zero, d0 * s.sh + d2 * s.dh,
+                             d1 * s.sw + d3 * s.dw, d4},
+                            context);
+  SmallVector<int64_t> colShape =
+      nchw ? SmallVector<int64_t>{s.c, s.kh, s.kw, s.oh, s.ow}
+           : SmallVector<int64_t>{s.oh, s.ow, s.kh, s.kw, s.c};
+  Value col = createIm2Col(rewriter, loc, input, colShape, inputMap);
+  int64_t window = s.c * s.kh * s.kw, positions = s.oh * s.ow;
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get(nchw ? ArrayRef<int64_t>{window, positions}
+                                 : ArrayRef<int64_t>{positions, window},
+                            f32),
+      col,
+      nchw ? ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4}}
+           : ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}});
 }
 
-/// NCHW: out[F, OH*OW] = filter[F, C*KH*KW] x col[C*KH*KW, OH*OW] with
-/// col[c, kh, kw, oh, ow] = input[0, c, oh*sh + kh*dh, ow*sw + kw*dw]: the
-/// innermost loop reads the input's rows (contiguous at stride 1), and the
-/// filter, a model's constant, is the matmul's A.
-LogicalResult convertNchw(RewriterBase &rewriter,
-                          linalg::Conv2DNchwFchwOp conv) {
+/// Replaces `conv` by a matmul of its window matrix and its filter viewed
+/// as a matrix. NHWC: col[OH*OW, KH*KW*C] x filter[KH*KW*C, F] (HWCF).
+/// NCHW: out[F, OH*OW] = filter[F, C*KH*KW] x col[C*KH*KW, OH*OW], so the
+/// window copy's innermost loop reads the input's rows (contiguous at
+/// stride 1) and the filter, a model's constant, is the matmul's A.
+LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp conv,
+                      DenseIntElementsAttr strides,
+                      DenseIntElementsAttr dilations, bool nchw) {
   Location loc = conv.getLoc();
-  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
-  auto [c, f, kh, kw, oh, ow, sh, sw, dh, dw] =
-      getSizes(conv, conv.getStrides(), conv.getDilations(), /*nchw=*/true);
+  Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1];
+  ConvSizes sizes = getSizes(conv, strides, dilations, nchw);
+  auto [c, f, kh, kw, oh, ow, sh, sw, dh, dw] = sizes;
   Type f32 = rewriter.getF32Type();
   rewriter.setInsertionPoint(conv);
 
-  Value columns;
-  auto inputType = cast<RankedTensorType>(input.getType());
-  if (kh == 1 && kw == 1 && sh == 1 && sw == 1 &&
-      inputType.getDimSize(2) == oh && inputType.getDimSize(3) == ow) {
-    // [1, C, H, W] is already [C, H*W] (H = OH, W = OW).
-    columns = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({c, oh * ow}, f32), input,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  Value columns = createColumns(rewriter, loc, input, sizes, nchw);
+  int64_t window = c * kh * kw;
+  LLVM_DEBUG(llvm::dbgs() << "conv " << (nchw ? "NCHW " : "") << oh << "x"
+                          << ow << "x" << f << " (" << kh << "x" << kw << "x"
+                          << c << ", stride " << sh << "x" << sw << ") -> "
+                          << (nchw ? "filter x im2col" : "im2col + matmul")
+                          << "\n");
+  if (nchw) {
+    Value weights = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({f, window}, f32), filter,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+    replaceWithMatmul(rewriter, conv, weights, columns,
+                      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   } else {
-    MLIRContext *context = rewriter.getContext();
-    AffineExpr d0, d1, d2, d3, d4;
-    bindDims(context, d0, d1, d2, d3, d4);
-    AffineMap inputMap = AffineMap::get(
-        5, 0,
-        {getAffineConstantExpr(0, context), d0, d3 * sh + d1 * dh,
-         d4 * sw + d2 * dw},
-        context);
-    Value col =
-        createIm2Col(rewriter, loc, input, {c, kh, kw, oh, ow}, inputMap);
-    columns = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({c * kh * kw, oh * ow}, f32), col,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4}});
+    Value weights = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({window, f}, f32), filter,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+    replaceWithMatmul(rewriter, conv, columns, weights,
+                      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
   }
-  Value weights = tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({f, c * kh * kw}, f32), filter,
-      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-  LLVM_DEBUG(llvm::dbgs() << "conv NCHW " << f << "x" << oh << "x" << ow
-                          << " (" << c << "x" << kh << "x" << kw
-                          << ", stride " << sh << "x" << sw
-                          << ") -> filter x im2col\n");
-  replaceWithMatmul(rewriter, conv, weights, columns,
-                    ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   return success();
 }
 
@@ -246,8 +244,14 @@ struct ConvertConv2DToImg2ColPass
     for (linalg::LinalgOp conv : convs) {
       LogicalResult converted =
           isa<linalg::Conv2DNhwcHwcfOp>(conv.getOperation())
-              ? convert(rewriter, cast<linalg::Conv2DNhwcHwcfOp>(conv))
-              : convertNchw(rewriter, cast<linalg::Conv2DNchwFchwOp>(conv));
+              ? convert(rewriter, conv,
+                        cast<linalg::Conv2DNhwcHwcfOp>(conv).getStrides(),
+                        cast<linalg::Conv2DNhwcHwcfOp>(conv).getDilations(),
+                        /*nchw=*/false)
+              : convert(rewriter, conv,
+                        cast<linalg::Conv2DNchwFchwOp>(conv).getStrides(),
+                        cast<linalg::Conv2DNchwFchwOp>(conv).getDilations(),
+                        /*nchw=*/true);
       if (failed(converted))
         return signalPassFailure();
     }

@@ -206,10 +206,7 @@ struct WindowCopy {
   linalg::GenericOp copy;
   int64_t rowDims;
   /// The innermost of the row dims (OW for a convolution).
-  int64_t width() {
-    return cast<RankedTensorType>(copy.getResult(0).getType())
-        .getDimSize(rowDims - 1);
-  }
+  int64_t width;
 };
 std::optional<WindowCopy> getWindowCopy(Value lhs) {
   auto collapse = lhs.getDefiningOp<tensor::CollapseShapeOp>();
@@ -226,16 +223,17 @@ std::optional<WindowCopy> getWindowCopy(Value lhs) {
   if (&copy.getBody()->front() != yield.getOperation() ||
       yield.getValues() != ValueRange{copy.getBody()->getArgument(0)})
     return std::nullopt;
-  return WindowCopy{copy,
-                    int64_t(collapse.getReassociationIndices()[0].size())};
+  int64_t rowDims = collapse.getReassociationIndices()[0].size();
+  return WindowCopy{copy, rowDims,
+                    collapse.getSrcType().getDimSize(rowDims - 1)};
 }
 
 /// The rows of a packed tile for A = `window`: the largest divisor of its
 /// width in [3/4 tileM, tileM], so that each tile's rows lie in one window
 /// row and the copy can write A packed (packWindowCopy); 0 if none.
-int64_t getWindowRowTile(WindowCopy window, int64_t tileM) {
+int64_t getWindowRowTile(const WindowCopy &window, int64_t tileM) {
   for (int64_t rows = tileM; 4 * rows >= 3 * tileM && rows > 1; --rows)
-    if (window.width() % rows == 0)
+    if (window.width % rows == 0)
       return rows;
   return 0;
 }
