@@ -87,6 +87,21 @@ bool isContraction(Operation *op) {
 
 } // namespace
 
+bool readsRowsOfB(linalg::LinalgOp root) {
+  if (!linalg::isaContractionOpInterface(root) || root.getNumDpsInputs() != 2)
+    return false;
+  OpOperand *b = root.getDpsInputOperand(1);
+  AffineMap map = root.getMatchingIndexingMap(b);
+  if (map.getNumResults() != 2)
+    return false;
+  auto rowDim = dyn_cast<AffineDimExpr>(map.getResult(0));
+  auto columnDim = dyn_cast<AffineDimExpr>(map.getResult(1));
+  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
+  return rowDim && columnDim &&
+         iterators[rowDim.getPosition()] == utils::IteratorType::reduction &&
+         iterators[columnDim.getPosition()] == utils::IteratorType::parallel;
+}
+
 int64_t getElementBits(Type type) {
   Type element = getElementTypeOrSelf(type);
   return element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 32;
@@ -104,7 +119,25 @@ RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
   // OpenBLAS), 2 hold B's row and 1 the broadcast of A.
   int64_t accumulators = vectorBits >= 512 ? 16 : 12;
   int64_t maxRows = vectorBits >= 512 ? 8 : 6;
-  int64_t rows = std::clamp<int64_t>(m, 1, maxRows);
+  int64_t rows = m <= 0 ? maxRows : std::min(m, maxRows);
+  // More rows than one tile: the row count in [4, maxRows] whose tiles take
+  // the fewest cycles per reduction step. A tile of r rows has 2r
+  // independent accumulators; with an FMA latency of 4 cycles and 2 FMAs
+  // per cycle (Haswell to Zen 4) a step takes max(r, 4) cycles, so a
+  // remainder of 1-3 rows costs as much as 4 (M = 8 with AVX2: 4 + 4
+  // rows, not 6 + 2). Only a saving of 10% or more changes the tile (not
+  // M = 200's 202 -> 200 cycles), and ties keep the larger tile.
+  if (m > maxRows) {
+    auto cycles = [&](int64_t r) {
+      return m / r * r + (m % r ? std::max<int64_t>(m % r, 4) : 0);
+    };
+    int64_t best = maxRows;
+    for (int64_t r = maxRows - 1; r >= 4; --r)
+      if (cycles(r) < cycles(best))
+        best = r;
+    if (10 * cycles(best) <= 9 * cycles(maxRows))
+      rows = best;
+  }
   int64_t vectors = std::max<int64_t>(2, int64_t(llvm::bit_floor(uint64_t(accumulators / rows))));
   return {rows, vectors * lanes};
 }
@@ -141,6 +174,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   if (reductionBlock)
     entries.push_back(b.getNamedAttr("reduction_block",
                                      b.getI64IntegerAttr(reductionBlock)));
+  if (copyBBlocks)
+    entries.push_back(b.getNamedAttr("copy_b_blocks", b.getUnitAttr()));
   return b.getDictionaryAttr(entries);
 }
 
@@ -169,6 +204,7 @@ std::optional<KernelConfig> KernelConfig::fromAttr(Attribute attr) {
       return std::nullopt;
     config.reductionBlock = value.getInt();
   }
+  config.copyBBlocks = dict.contains("copy_b_blocks");
   return config;
 }
 
@@ -300,11 +336,38 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
     // walks them again, so K is walked in blocks when at least 4 register
     // tiles share B's panel (with 1 or 2, as at M = 8, blocks only added
     // restarts: 20 -> 34 ms at 8 x 4096 x 4096 on Zen 3).
+    std::optional<unsigned> k;
     if (linalg::isaContractionOpInterface(root) &&
-        root.getNumReductionLoops() == 1 && ranges[m] >= 4 * granuleM)
+        root.getNumReductionLoops() == 1)
       for (auto [i, iterator] : llvm::enumerate(iterators))
         if (iterator == utils::IteratorType::reduction)
-          config.reductionBlock = pickReductionBlock(ranges[i]);
+          k = i;
+    if (k && ranges[m] >= 4 * granuleM)
+      config.reductionBlock = pickReductionBlock(ranges[*k]);
+    // B blocks (docs/kernels.md "B blocks"): a short A against rows of B
+    // read where they lie, one register tile's columns (a line) of each:
+    // each block of B is first copied into a temporary, reading B's rows
+    // front to back, and the register tiles walk the copy in L2. Rows of
+    // the block as long as possible with 2 workgroups at least (the
+    // hardware prefetchers follow a row within its pages, and restart at
+    // each row), as many of them as fill half of L2. Not for one-row
+    // tiles, which read 256 columns of each row already.
+    if (k && skinny && registers.rows > 1 && readsRowsOfB(root)) {
+      int64_t bytes = getElementBits(root->getResult(0).getType()) / 8;
+      int64_t width = granuleN;
+      while (4 * width <= ranges[n])
+        width *= 2;
+      int64_t steps = ranges[*k];
+      int64_t rows = int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(
+          1, target.l2Bytes / 2 / (width * std::max<int64_t>(1, bytes))))));
+      while (rows >= 8 && steps % rows != 0)
+        rows /= 2;
+      if (rows >= 8 && rows < steps) {
+        config.reductionBlock = rows;
+        config.copyBBlocks = true;
+        maxN = width;
+      }
+    }
     tiles[m] = pickTile(ranges[m], maxM, std::min(granuleM, maxM));
     tiles[n] = pickTile(ranges[n], maxN, std::min(granuleN, maxN));
   } else {

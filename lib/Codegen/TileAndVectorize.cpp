@@ -9,7 +9,9 @@
 //   fewer rows) with every producer (fill) and consumer epilogue fused, the
 //   contraction's reduction tiled by 1 so each step is an outer product
 //   (broadcast A, FMA a row of B into the accumulators); dynamic edge tiles
-//   are cut again into 1-row, vector-wide pieces of static shape;
+//   are cut again into 1-row, vector-wide pieces of static shape; the
+//   reduction in blocks, with B's block first copied to a temporary for a
+//   short A (KernelConfig::copyBBlocks);
 // - elementwise: chunks of 4 vectors along the innermost loop; a transpose
 //   in blocks of up to a vector's lanes along both loops it swaps;
 // - reduction: one row at a time, each op of the row in chunks of 4
@@ -27,6 +29,7 @@
 
 #include "fleet/Codegen/KernelConfig.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -36,6 +39,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Iterators.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -97,6 +101,10 @@ SmallVector<scf::ForOp> asForLoops(ArrayRef<LoopLikeOpInterface> loops) {
   return result;
 }
 
+/// Marks the copy of a B block (copyBBlock), which register tiling must not
+/// fuse into its tiles: each tile would copy its own part again.
+constexpr StringLiteral kBBlockCopyAttr = "fleet.b_block_copy";
+
 /// Tiles `op` with scf.for loops, fusing its producers into the innermost
 /// loop. Returns the loops, outermost first.
 FailureOr<SmallVector<scf::ForOp>>
@@ -109,6 +117,13 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> tiles,
   tilingOptions.setInterchange(interchange);
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tilingOptions);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (producer.getOwner()->hasAttr(kBBlockCopyAttr))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTileAndFuseResult> tiled =
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
@@ -368,15 +383,69 @@ FailureOr<linalg::LinalgOp> blockReduction(RewriterBase &rewriter,
   return cast<linalg::LinalgOp>(tiled->tiledOps.front());
 }
 
+/// Copies the B block that the blocked contraction `root` reads where it
+/// lies (rows of B's full width apart) into a temporary whose rows are
+/// `root`'s columns plus one cache line when that would be a multiple of
+/// two lines (docs/kernels.md "B blocks"): the copy reads B's rows
+/// front to back, and the register tiles then walk rows a line-odd stride
+/// apart in L2 instead of pages apart in memory. Returns the copy, or null
+/// when B is not a (K x N) operand of static shape.
+linalg::CopyOp copyBBlock(RewriterBase &rewriter, linalg::LinalgOp root,
+                          const TargetInfo &target) {
+  if (!readsRowsOfB(root))
+    return {};
+  OpOperand *b = root.getDpsInputOperand(1);
+  auto type = dyn_cast<RankedTensorType>(b->get().getType());
+  if (!type || type.getRank() != 2 || type.isDynamicDim(0))
+    return {};
+  // The last workgroup of a loop its tile does not divide has fewer
+  // columns: the temporary takes the most any workgroup has.
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  if (ShapedType::isDynamic(columns)) {
+    FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB,
+        ValueBoundsConstraintSet::Variable(b->get(), 1),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(bound) || *bound <= 0)
+      return {};
+    columns = *bound;
+  }
+  int64_t lineElements = std::max<int64_t>(
+      1, 64 * 8 / getElementBits(type.getElementType()));
+  int64_t lines = llvm::divideCeil(columns, lineElements);
+  int64_t stride = (lines % 2 == 0 ? lines + 1 : lines) * lineElements;
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  // An alloc_tensor, not a tensor.empty: a slice of the latter folds into
+  // a smaller empty tensor, which would drop the padding.
+  Value buffer = bufferization::AllocTensorOp::create(
+      rewriter, loc,
+      RankedTensorType::get({rows, stride}, type.getElementType()),
+      ValueRange{});
+  SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(rewriter, loc, b->get());
+  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+  Value block = tensor::ExtractSliceOp::create(rewriter, loc, type, buffer,
+                                               offsets, sizes, strides);
+  auto copy = linalg::CopyOp::create(rewriter, loc, b->get(), block);
+  copy->setAttr(kBBlockCopyAttr, rewriter.getUnitAttr());
+  rewriter.modifyOpInPlace(root, [&] { b->set(copy.getResult(0)); });
+  LLVM_DEBUG(llvm::dbgs() << "B block " << rows << " x " << columns
+                          << " copied, rows " << stride << " apart\n");
+  return copy;
+}
+
 LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
                          const TargetInfo &target, int64_t reductionBlock,
-                         RewriterBase &rewriter) {
+                         bool copyBBlocks, RewriterBase &rewriter) {
   // Blocks of the reduction first; within a block, packed B panels (mmt4d
   // loops m1, n1, ...) are walked in the outer loop so that each B panel's
   // block stays in L1 while A's pass over it.
   // A root the blocks do not fit (not expected from KernelConfig) keeps
   // its whole reduction: blocks only change speed.
   SmallVector<int64_t> interchange;
+  linalg::CopyOp bBlockCopy;
   if (reductionBlock > 0) {
     FailureOr<linalg::LinalgOp> blocked =
         blockReduction(rewriter, root, reductionBlock);
@@ -384,6 +453,8 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
       root = *blocked;
       if (isa<linalg::Mmt4DOp>(root.getOperation()))
         interchange = {1, 0, 2, 3, 4, 5};
+      else if (copyBBlocks)
+        bBlockCopy = copyBBlock(rewriter, root, target);
     } else {
       LLVM_DEBUG(llvm::dbgs() << "reduction not blocked by "
                               << reductionBlock << "\n");
@@ -399,7 +470,7 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
     }
   // The register tile for this workgroup's rows (KernelConfig.h; dynamic
   // edge tiles take the full-size rule).
-  int64_t m = 8;
+  int64_t m = 0;
   if (parallel.size() >= 2) {
     int64_t range = root.getStaticLoopRanges()[parallel[parallel.size() - 2]];
     if (!ShapedType::isDynamic(range))
@@ -418,6 +489,16 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
     return root.emitOpError("could not be tiled into register tiles");
   eraseDeadOps(func, rewriter);
   peelLoops(rewriter, *loops);
+  // The B block's copy in rows of 4 vectors (peeled), so it vectorizes.
+  if (bBlockCopy) {
+    int64_t lanes = getLanes(bBlockCopy.getType(0), target);
+    FailureOr<SmallVector<scf::ForOp>> copyLoops =
+        tileOp(rewriter, cast<TilingInterface>(bBlockCopy.getOperation()),
+               {1, 4 * lanes}, /*partialReduction=*/false);
+    if (failed(copyLoops))
+      return bBlockCopy.emitOpError("could not be tiled into rows");
+    peelLoops(rewriter, *copyLoops);
+  }
   if (failed(simplify(func)))
     return failure();
   // Edge tiles: a contraction left with a dynamic parallel extent (the
@@ -671,7 +752,8 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
   switch (kind) {
   case KernelKind::Matmul:
     tiled = tileMatmul(func, root, target,
-                       config ? config->reductionBlock : 0, rewriter);
+                       config ? config->reductionBlock : 0,
+                       config && config->copyBBlocks, rewriter);
     break;
   case KernelKind::Elementwise:
     tiled = tileElementwise(func, root, target, rewriter);

@@ -63,13 +63,13 @@ void buildInputPipeline(OpPassManager &pm, const CompileOptions &options) {
   flow::DataTilingPassOptions dataTilingOptions;
   dataTilingOptions.enabled = options.dataTiling;
   // The packed tile is the kernels' register tile on the target CPU
-  // (KernelConfig.h getMatmulRegisterTile for M >= 8).
+  // (KernelConfig.h getMatmulRegisterTile, full size).
   std::string error;
   int64_t vectorBits =
       codegen::getVectorBits(options.targetCPU, /*features=*/"", error);
   if (vectorBits > 0) {
     codegen::RegisterTile tile =
-        codegen::getMatmulRegisterTile(/*m=*/8, vectorBits, /*elementBits=*/32);
+        codegen::getMatmulRegisterTile(/*m=*/0, vectorBits, /*elementBits=*/32);
     dataTilingOptions.tileM = tile.rows;
     dataTilingOptions.tileN = tile.columns;
   }

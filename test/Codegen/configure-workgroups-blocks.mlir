@@ -3,10 +3,12 @@
 // A 16-register target with 512 KiB of L2 (Zen 3's; docs/kernels.md
 // "Register tiles"). An unpacked 49 x 4608 x 512 matmul (a 3x3 convolution
 // at 512 channels, 7 x 7 outputs): A is much shorter than B is wide, so
-// each workgroup keeps all 49 rows (M not distributed) and B streams once;
-// K = 4608 is walked in blocks of 256 steps.
+// each workgroup keeps all 49 rows (M not distributed) and B streams once.
+// B is read in blocks copied to a temporary ("B blocks"): rows as long as
+// leaves 2 workgroups (256 columns), as many as fill half of L2 (256 of
+// 1 KiB), so K = 4608 is walked in blocks of 256 steps.
 // CHECK-LABEL: stream.executable private @short_a
-// CHECK: fleet.codegen = {kind = "matmul", reduction_block = 256 : i64, workgroup_tiles = array<i64: 0, 16, 0>}
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 256 : i64, workgroup_tiles = array<i64: 0, 256, 0>}
 stream.executable private @short_a {
   stream.executable.export public @short_a workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
@@ -32,10 +34,10 @@ stream.executable private @short_a {
 
 // -----
 
-// 8 rows: one register tile row and a remainder share B's panel, too few
-// for blocks to pay; the rows are still kept together.
+// 8 rows, B's rows 16 KiB apart: copied in blocks of 2048 columns (8 KiB
+// rows) x 32 rows (256 KiB, half of L2), 2 workgroups.
 // CHECK-LABEL: stream.executable private @eight_rows
-// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 0, 16, 0>}
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 32 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
 stream.executable private @eight_rows {
   stream.executable.export public @eight_rows workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
@@ -53,6 +55,65 @@ stream.executable private @eight_rows {
       %e = tensor.empty() : tensor<8x4096xf32>
       %f = linalg.fill ins(%cst : f32) outs(%e : tensor<8x4096xf32>) -> tensor<8x4096xf32>
       %m = linalg.matmul ins(%a, %b : tensor<8x4096xf32>, tensor<4096x4096xf32>) outs(%f : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+      bufferization.materialize_in_destination %m in restrict writable %2 : (tensor<8x4096xf32>, memref<8x4096xf32>) -> ()
+      return
+    }
+  }
+}
+
+// -----
+
+// One row: its register tile (1 x 256) reads 1 KiB of each of B's rows
+// already, so B is read where it lies.
+// CHECK-LABEL: stream.executable private @one_row
+// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 0, 64, 0>}
+stream.executable private @one_row {
+  stream.executable.export public @one_row workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @one_row(%arg0: !stream.binding, %arg1: !stream.binding, %arg2: !stream.binding) {
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.0 : f32
+      %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<1x4096xf32>
+      %1 = stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<4096x4096xf32>
+      %2 = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<1x4096xf32>
+      %a = bufferization.to_tensor %0 restrict : memref<1x4096xf32> to tensor<1x4096xf32>
+      %b = bufferization.to_tensor %1 restrict : memref<4096x4096xf32> to tensor<4096x4096xf32>
+      %e = tensor.empty() : tensor<1x4096xf32>
+      %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<1x4096xf32>, tensor<4096x4096xf32>) outs(%f : tensor<1x4096xf32>) -> tensor<1x4096xf32>
+      bufferization.materialize_in_destination %m in restrict writable %2 : (tensor<1x4096xf32>, memref<1x4096xf32>) -> ()
+      return
+    }
+  }
+}
+
+// -----
+
+// B transposed (N x K, Q K^T's form): a register tile's walk over K reads
+// B's rows front to back already; no copy.
+// CHECK-LABEL: stream.executable private @b_transposed
+// CHECK-NOT: copy_b_blocks
+// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 0, 16, 0>}
+stream.executable private @b_transposed {
+  stream.executable.export public @b_transposed workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @b_transposed(%arg0: !stream.binding, %arg1: !stream.binding, %arg2: !stream.binding) {
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.0 : f32
+      %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<8x4096xf32>
+      %1 = stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<4096x4096xf32>
+      %2 = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<8x4096xf32>
+      %a = bufferization.to_tensor %0 restrict : memref<8x4096xf32> to tensor<8x4096xf32>
+      %b = bufferization.to_tensor %1 restrict : memref<4096x4096xf32> to tensor<4096x4096xf32>
+      %e = tensor.empty() : tensor<8x4096xf32>
+      %f = linalg.fill ins(%cst : f32) outs(%e : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+      %m = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<8x4096xf32>, tensor<4096x4096xf32>) outs(%f : tensor<8x4096xf32>) -> tensor<8x4096xf32>
       bufferization.materialize_in_destination %m in restrict writable %2 : (tensor<8x4096xf32>, memref<8x4096xf32>) -> ()
       return
     }

@@ -50,6 +50,11 @@ struct KernelConfig {
   /// outside the register tiles (docs/kernels.md "Register tiles"); 0 =
   /// each register tile walks the whole reduction.
   int64_t reductionBlock = 0;
+  /// Matmul kernels with reduction blocks and B read where it lies (K x N,
+  /// rows N elements apart): each block of B is first copied into a
+  /// temporary of reductionBlock rows x the workgroup's columns
+  /// (docs/kernels.md "B blocks").
+  bool copyBBlocks = false;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;
   static std::optional<KernelConfig> fromAttr(mlir::Attribute attr);
@@ -61,13 +66,21 @@ struct KernelConfig {
 /// otherwise; `rows` = min(M, 8 or 6) and the accumulators left go to
 /// columns (a power of two of vectors, at least 2): 8 x 2 vectors for M >= 8
 /// with AVX-512 and 6 x 2 with AVX2, but 1 x 16 vectors (256 f32 columns)
-/// for M = 1, so a skinny product reads long contiguous rows of B.
+/// for M = 1, so a skinny product reads long contiguous rows of B. When M
+/// needs several tiles, fewer rows (at least 4) where that leaves no short
+/// remainder tile: 4 x 2 vectors for M = 8 with AVX2. `m` <= 0 (unknown):
+/// the full-size tile.
 struct RegisterTile {
   int64_t rows;
   int64_t columns;
 };
 RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
                                    int64_t elementBits);
+
+/// Whether `root` is a contraction whose second input is read as (K x N):
+/// rows along its reduction loop, columns along a parallel loop, so a
+/// register tile's walk over K steps over whole rows of it.
+bool readsRowsOfB(mlir::linalg::LinalgOp root);
 
 /// Bits of the element type of `type` (32 when not an int or float).
 int64_t getElementBits(mlir::Type type);

@@ -9,7 +9,8 @@
 
 Cases (M x K x N, sizes 1, 7, 37, 129, 257 and 1025: none a multiple of a
 register or workgroup tile; K = 1024, 1536 and 2048 are walked in blocks of
-256 steps, docs/kernels.md "Register tiles"):
+256 steps, docs/kernels.md "Register tiles"; short A against B's rows copies
+B in blocks, "B blocks"):
   - `plain`: runtime operands the data-tiling rule leaves unpacked;
   - `packed`: runtime operands it packs (M, N >= 64, B > 1 MiB), so the
     pack/unpack transposes pad the edges;
@@ -36,6 +37,11 @@ CASES = [
     # Reductions walked in blocks of 256 (K = 1024, 1536, 2048; the second
     # also keeps all 33 rows in each workgroup: 4 x 33 <= 257 columns).
     ("plain", 37, 1024, 7), ("plain", 33, 1536, 257),
+    # B copied in blocks (docs/kernels.md "B blocks"): all workgroups of
+    # static shape (8 rows: two 4-row register tiles), a last workgroup
+    # of 1 column (the temporary sized for the widest), blocks of 8 steps
+    # (K = 1032 = 8 x 129). 14 rows: 5 + 5 + 4-row register tiles.
+    ("plain", 8, 1024, 512), ("plain", 7, 1032, 129), ("plain", 14, 37, 129),
     ("packed", 129, 1025, 257), ("packed", 257, 1025, 65),
     ("packed", 65, 2049, 129), ("packed", 67, 2048, 129),
     ("weight", 1, 7, 37), ("weight", 7, 129, 257), ("weight", 37, 37, 129),
