@@ -24,6 +24,9 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "codegen-kernel-config"
 
 using namespace mlir;
 
@@ -208,6 +211,18 @@ std::optional<KernelConfig> KernelConfig::fromAttr(Attribute attr) {
   return config;
 }
 
+linalg::LinalgOp getEpilogueProduct(linalg::LinalgOp root) {
+  if (isContraction(root) || root.getNumReductionLoops() != 0)
+    return {};
+  for (OpOperand *input : root.getDpsInputOperands()) {
+    auto product = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (product && isContraction(product) && product->getNumResults() == 1 &&
+        root.getMatchingIndexingMap(input).isIdentity())
+      return product;
+  }
+  return {};
+}
+
 linalg::LinalgOp findRootOp(func::FuncOp func) {
   SmallVector<bufferization::MaterializeInDestinationOp> stores;
   func.walk([&](bufferization::MaterializeInDestinationOp store) {
@@ -243,6 +258,31 @@ KernelKind classifyKernel(func::FuncOp func, linalg::LinalgOp root) {
 
 KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
                                 const CPUTarget &target) {
+  // An epilogue's loops are its product's parallel loops (the identity map
+  // reads the product's result): configure the product, then carry each
+  // tile to the root loop indexing the same result dimension.
+  if (linalg::LinalgOp product = getEpilogueProduct(root)) {
+    KernelConfig config = selectKernelConfig(func, product, target);
+    AffineMap resultMap =
+        product.getMatchingIndexingMap(product.getDpsInitOperand(0));
+    if (resultMap.getNumResults() != root.getNumLoops())
+      config.workgroupTiles.clear();
+    if (config.workgroupTiles.empty())
+      return config;
+    SmallVector<int64_t> tiles;
+    for (AffineExpr result : resultMap.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(result);
+      if (!dim) {
+        config.workgroupTiles.clear();
+        return config;
+      }
+      tiles.push_back(config.workgroupTiles[dim.getPosition()]);
+    }
+    config.workgroupTiles = std::move(tiles);
+    LLVM_DEBUG(llvm::dbgs() << "epilogue configured as its product at "
+                            << product.getLoc() << "\n");
+    return config;
+  }
   KernelConfig config;
   config.kind = classifyKernel(func, root);
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();

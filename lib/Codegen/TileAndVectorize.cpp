@@ -11,7 +11,8 @@
 //   (broadcast A, FMA a row of B into the accumulators); dynamic edge tiles
 //   are cut again into 1-row, vector-wide pieces of static shape; the
 //   reduction in blocks, with B's block first copied to a temporary for a
-//   short A (KernelConfig::copyBBlocks);
+//   short A (KernelConfig::copyBBlocks); an epilogue over a product in
+//   reduction blocks follows the product, in vector chunks;
 // - elementwise: chunks of 4 vectors along the innermost loop; a transpose
 //   in blocks of up to a vector's lanes along both loops it swaps;
 // - reduction: one row at a time, each op of the row in chunks of 4
@@ -750,11 +751,26 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
   }
   LogicalResult tiled = success();
   switch (kind) {
-  case KernelKind::Matmul:
-    tiled = tileMatmul(func, root, target,
-                       config ? config->reductionBlock : 0,
-                       config && config->copyBBlocks, rewriter);
+  case KernelKind::Matmul: {
+    int64_t block = config ? config->reductionBlock : 0;
+    bool copyB = config && config->copyBBlocks;
+    linalg::LinalgOp product = getEpilogueProduct(root);
+    if (block > 0 && product) {
+      // An epilogue over a product walked in reduction blocks: every block
+      // precedes the epilogue, so the product is tiled as a root of its own
+      // and the epilogue then reads its finished tile in vector chunks
+      // (docs/kernels.md "Epilogues").
+      tiled = tileMatmul(func, product, target, block, copyB, rewriter);
+      if (succeeded(tiled)) {
+        root = findRootOp(func);
+        tiled = root ? tileElementwise(func, root, target, rewriter)
+                     : func.emitOpError("lost its epilogue root");
+      }
+      break;
+    }
+    tiled = tileMatmul(func, root, target, block, copyB, rewriter);
     break;
+  }
   case KernelKind::Elementwise:
     tiled = tileElementwise(func, root, target, rewriter);
     break;

@@ -82,6 +82,12 @@ RegisterTile getMatmulRegisterTile(int64_t m, int64_t vectorBits,
 /// register tile's walk over K steps over whole rows of it.
 bool readsRowsOfB(mlir::linalg::LinalgOp root);
 
+/// The product an epilogue root computes on (docs/kernels.md "Epilogues"):
+/// when `root` is a generic with only parallel loops reading, through the
+/// identity map, the single result of a contraction, that contraction;
+/// null otherwise (also for a contraction root).
+mlir::linalg::LinalgOp getEpilogueProduct(mlir::linalg::LinalgOp root);
+
 /// Bits of the element type of `type` (32 when not an int or float).
 int64_t getElementBits(mlir::Type type);
 
@@ -100,7 +106,8 @@ KernelKind classifyKernel(mlir::func::FuncOp func, mlir::linalg::LinalgOp root);
 /// Picks the strategy and workgroup tile sizes for `root` (static shapes)
 /// on `target`: register tiles from its vector width, workgroup tiles from
 /// its L2 size (docs/kernels.md "Workgroup tiles"). A root without static
-/// loop ranges gets empty workgroup tiles.
+/// loop ranges gets empty workgroup tiles. An epilogue root gets its
+/// product's configuration, the product's tiles on the root's loops.
 KernelConfig selectKernelConfig(mlir::func::FuncOp func,
                                 mlir::linalg::LinalgOp root,
                                 const CPUTarget &target);

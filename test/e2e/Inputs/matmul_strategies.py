@@ -14,6 +14,8 @@ B in blocks, "B blocks"):
   - `plain`: runtime operands the data-tiling rule leaves unpacked;
   - `packed`: runtime operands it packs (M, N >= 64, B > 1 MiB), so the
     pack/unpack transposes pad the edges;
+  - `epi`: `plain` with a bias + relu epilogue, which joins the
+    product's dispatch;
   - `weight`: B a constant global (packed at compile time, N >= 32),
     with a bias + relu epilogue after the product;
   - `conv`: NHWC convolutions (H x C -> F, K x K, stride S) through
@@ -42,6 +44,12 @@ CASES = [
     # of 1 column (the temporary sized for the widest), blocks of 8 steps
     # (K = 1032 = 8 x 129). 14 rows: 5 + 5 + 4-row register tiles.
     ("plain", 8, 1024, 512), ("plain", 7, 1032, 129), ("plain", 14, 37, 129),
+    # The same with a bias + relu epilogue in the product's dispatch
+    # (docs/kernels.md "Epilogues"): fused into the register tiles, or
+    # after a product walked in reduction blocks (K = 1024, with and
+    # without B blocks).
+    ("epi", 7, 37, 129), ("epi", 129, 7, 37), ("epi", 37, 1024, 7),
+    ("epi", 8, 1024, 512), ("epi", 7, 1032, 129), ("epi", 129, 1024, 37),
     ("packed", 129, 1025, 257), ("packed", 257, 1025, 65),
     ("packed", 65, 2049, 129), ("packed", 67, 2048, 129),
     ("weight", 1, 7, 37), ("weight", 7, 129, 257), ("weight", 37, 37, 129),
@@ -60,6 +68,7 @@ CASES = [
 ]
 CONV_KINDS = ("conv", "convw", "nchw", "nchww")
 WEIGHT_KINDS = ("weight", "convw", "nchww")
+EPILOGUE_KINDS = ("weight", "epi")
 
 
 def name(case):
@@ -92,16 +101,17 @@ def gen(prefix):
         args = f"%a: {A}"
         body = []
         if kind == "weight":
-            bias = rng.standard_normal((n,)).astype(np.float32)
             globals_.append(f"util.global private @w_{fn} = {dense(b)} : {B}")
-            globals_.append(
-                f"util.global private @bias_{fn} = dense<[{', '.join(f'{v:.8e}' for v in bias)}]> : {tensor(n)}")
             body.append(f"%b = util.global.load @w_{fn} : {B}")
-            body.append(f"%bias = util.global.load @bias_{fn} : {tensor(n)}")
-            expected = np.maximum(expected + bias, 0.0)
         else:
             args += f", %b: {B}"
             np.save(f"{prefix}.{fn}.b.npy", b)
+        if kind in EPILOGUE_KINDS:
+            bias = rng.standard_normal((n,)).astype(np.float32)
+            globals_.append(
+                f"util.global private @bias_{fn} = dense<[{', '.join(f'{v:.8e}' for v in bias)}]> : {tensor(n)}")
+            body.append(f"%bias = util.global.load @bias_{fn} : {tensor(n)}")
+            expected = np.maximum(expected + bias, 0.0)
         np.save(f"{prefix}.{fn}.a.npy", a)
         np.save(f"{prefix}.{fn}.c.npy", expected.astype(np.float32))
         body += [
@@ -111,7 +121,7 @@ def gen(prefix):
             f"%r = linalg.matmul ins(%a, %b : {A}, {B}) outs(%f : {C}) -> {C}",
         ]
         result = "%r"
-        if kind == "weight":
+        if kind in EPILOGUE_KINDS:
             body += [
                 f"%y = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}} ins(%r, %bias : {C}, {tensor(n)}) outs(%e : {C}) {{",
                 "^bb0(%x: f32, %y0: f32, %o: f32):",

@@ -2,7 +2,8 @@
 // device (the same backend and ordinal): the host program computes each
 // dispatch's grid for its global's variant, and one device can load only
 // one variant of an executable, so loading fails with a message instead of
-// running a grid with the other variant's tiles.
+// running a grid with the other variant's tiles. (Both products are
+// results: an add reading one would join its dispatch.)
 
 // RUN: fleet-compile %s -o %t.fleet
 // RUN: not fleet-run --module=%t.fleet --device=local-task --function=twice --input=64x64xf32=1 2>&1 | FileCheck %s
@@ -13,7 +14,8 @@ module {
   util.global private @device_b = #hal.device.target<"local", {ordinal = 0 : index}, [#hal.executable.target<"llvm-cpu", "fleet-object-x86_64", {cpu = "haswell", cache_sizes = array<i64: 32768, 1048576>}>]> : !hal.device
 
   func.func @twice(%a: tensor<64x64xf32>)
-      -> (tensor<64x64xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}) {
+      -> (tensor<64x64xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>},
+          tensor<64x64xf32> {iree.abi.affinity = #hal.device.affinity<@device_a>}) {
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<64x64xf32>
     %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -21,7 +23,6 @@ module {
     %ab = flow.tensor.transfer %a : tensor<64x64xf32> to #hal.device.affinity<@device_b>
     %mb = linalg.matmul ins(%ab, %ab : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
     %back = flow.tensor.transfer %mb : tensor<64x64xf32> to #hal.device.affinity<@device_a>
-    %s = arith.addf %ma, %back : tensor<64x64xf32>
-    return %s : tensor<64x64xf32>
+    return %ma, %back : tensor<64x64xf32>, tensor<64x64xf32>
   }
 }

@@ -3,9 +3,10 @@
 // Invariant established: no compute op remains in host functions. Every
 // linalg op (after elementwise ops became linalg.generics and elementwise
 // producer-consumer chains were fused) is the root of exactly one
-// `flow.dispatch` of a `stream.executable` with one export whose function
-// follows the dispatch function contract of docs/pipeline.md; identical
-// executables are shared. Anything left that neither the host nor a dispatch
+// `flow.dispatch`, or a member of one root's group (a row group, or the
+// product an elementwise epilogue reads), of a `stream.executable` with
+// one export whose function follows the dispatch function contract of
+// docs/pipeline.md; identical executables are shared. Anything left that neither the host nor a dispatch
 // can run is a diagnostic naming the op.
 //
 //===----------------------------------------------------------------------===//
@@ -135,7 +136,8 @@ public:
 
   /// Outlines `root` into a new executable and replaces it with a dispatch;
   /// the ops of `group` (producers of `root`, used only by it and each
-  /// other: a row group) are cloned into the dispatch with it.
+  /// other: a row group or an epilogue's product) are cloned into the
+  /// dispatch with it.
   LogicalResult outline(linalg::LinalgOp root, StringRef baseName,
                         ArrayRef<Operation *> group = {});
 
@@ -224,7 +226,15 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   // The dispatch function: bindings for inputs then results, then scalars.
   OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
   std::string executableName = baseName.str();
-  std::string exportName = executableName + "_" + flow::describeDispatchRoot(root);
+  // A dispatch holding a contraction is named after it (the product, not
+  // its epilogue): `..._matmul_MxNxK_f32`.
+  linalg::LinalgOp named = root;
+  for (Operation *member : group)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(member);
+        linalgOp && linalg::isaContractionOpInterface(linalgOp))
+      named = linalgOp;
+  std::string exportName =
+      executableName + "_" + flow::describeDispatchRoot(named);
   auto bindingType = stream::BindingType::get(context);
   SmallVector<Type> argTypes(tensorInputs.size() + rootOp->getNumResults(),
                              bindingType);
@@ -237,7 +247,7 @@ LogicalResult DispatchOutliner::outline(linalg::LinalgOp root,
   executable.getBody().emplaceBlock();
   symbolTable.insert(executable);
   executableName = executable.getSymName().str();
-  exportName = executableName + "_" + flow::describeDispatchRoot(root);
+  exportName = executableName + "_" + flow::describeDispatchRoot(named);
 
   OpBuilder exeBuilder = OpBuilder::atBlockBegin(&executable.getBody().front());
   auto exportOp = stream::ExecutableExportOp::create(
@@ -490,6 +500,41 @@ SmallVector<Operation *> getRowGroup(linalg::LinalgOp root) {
   return producers;
 }
 
+/// The epilogue group of `root`: when `root` is an elementwise generic
+/// (every loop parallel) reading, through the identity map, the result of
+/// a contraction (matmul, batch_matmul, a contraction generic) that nothing
+/// else reads, that contraction, so one dispatch computes the product and
+/// its epilogue (bias, activation, residual) while the product's tile is
+/// in registers or cache (docs/pipeline.md "Epilogues"). Empty otherwise;
+/// an epilogue reading two products keeps them apart.
+SmallVector<Operation *> getEpilogueGroup(linalg::LinalgOp root) {
+  auto generic = dyn_cast<linalg::GenericOp>(root.getOperation());
+  if (!generic || generic.getNumReductionLoops() != 0 ||
+      generic->getNumResults() != 1)
+    return {};
+  Operation *product = nullptr;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || !linalg::isaContractionOpInterface(producer) ||
+        producer->getNumResults() != 1 ||
+        producer->getBlock() != root->getBlock())
+      continue;
+    if (!generic.getMatchingIndexingMap(input).isIdentity() ||
+        !llvm::all_of(producer->getUsers(),
+                      [&](Operation *user) { return user == root; }))
+      continue;
+    if (product && product != producer.getOperation())
+      return {};
+    product = producer;
+  }
+  if (!product)
+    return {};
+  LLVM_DEBUG(llvm::dbgs() << "epilogue at " << root.getLoc() << " joins "
+                          << product->getName() << " at " << product->getLoc()
+                          << "\n");
+  return {product};
+}
+
 struct FormDispatchesPass
     : public fleet::flow::impl::FormDispatchesPassBase<FormDispatchesPass> {
   void runOnOperation() override {
@@ -548,14 +593,16 @@ struct FormDispatchesPass
             return;
         roots.push_back(op);
       });
-      // Row groups, from the last root up: a root absorbed into a later
-      // root's group is not outlined on its own.
+      // Row groups and epilogue groups, from the last root up: a root
+      // absorbed into a later root's group is not outlined on its own.
       DenseMap<Operation *, SmallVector<Operation *>> groups;
       DenseSet<Operation *> absorbed;
       for (linalg::LinalgOp root : llvm::reverse(roots)) {
         if (absorbed.contains(root))
           continue;
         SmallVector<Operation *> group = getRowGroup(root);
+        if (group.empty())
+          group = getEpilogueGroup(root);
         absorbed.insert(group.begin(), group.end());
         groups[root] = std::move(group);
       }

@@ -26,15 +26,18 @@ util.func public @chain(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// matmul + bias + relu: the zero fill of the accumulator is cloned into the
-// matmul dispatch; bias + relu fuse into one elementwise dispatch.
+// matmul + bias + relu: the zero fill of the accumulator and the matmul
+// join their elementwise epilogue's dispatch (docs/pipeline.md
+// "Epilogues"), which is named after the product.
 // CHECK-LABEL: util.func public @mlp
-// CHECK: %[[MM:.+]] = flow.dispatch @mlp_dispatch_0::@mlp_dispatch_0_matmul_2x8x4_f32(%arg0, %arg1) : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32>
-// CHECK: flow.dispatch @mlp_dispatch_1::@mlp_dispatch_1_elementwise_2x8_f32(%[[MM]], %arg2)
-// CHECK-NOT: linalg.fill
+// CHECK: %[[R:.+]] = flow.dispatch @mlp_dispatch_0::@mlp_dispatch_0_matmul_2x8x4_f32(%arg0, %arg1, %arg2) : (tensor<2x4xf32>, tensor<4x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT: util.return %[[R]]
 // CHECK: func.func @mlp_dispatch_0_matmul_2x8x4_f32
 // CHECK: linalg.fill
-// CHECK: linalg.matmul
+// CHECK: %[[MM:.+]] = linalg.matmul
+// CHECK: %[[EPI:.+]] = linalg.generic {{.*}} ins(%[[MM]],
+// CHECK: arith.maximumf
+// CHECK: bufferization.materialize_in_destination %[[EPI]]
 util.func public @mlp(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %b: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %zero = arith.constant 0.0 : f32
   %init = tensor.empty() : tensor<2x8xf32>
@@ -44,6 +47,31 @@ util.func public @mlp(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %b: tensor<2x8xf
   %cst = arith.constant dense<0.0> : tensor<2x8xf32>
   %relu = arith.maximumf %biased, %cst : tensor<2x8xf32>
   util.return %relu : tensor<2x8xf32>
+}
+
+// -----
+
+// A product something else reads too, or an epilogue reading it through a
+// transpose, stays a dispatch of its own.
+// CHECK-LABEL: util.func public @epilogue_kept_apart
+// CHECK: %[[MM:.+]] = flow.dispatch @epilogue_kept_apart_dispatch_0::@epilogue_kept_apart_dispatch_0_matmul_2x8x4_f32(%arg0, %arg1)
+// CHECK: flow.dispatch @epilogue_kept_apart_dispatch_1::@epilogue_kept_apart_dispatch_1_elementwise_2x8_f32(%[[MM]], %arg2)
+// CHECK: %[[MM2:.+]] = flow.dispatch @epilogue_kept_apart_dispatch_0::@epilogue_kept_apart_dispatch_0_matmul_2x8x4_f32(%arg0, %arg1)
+// CHECK: flow.dispatch @epilogue_kept_apart_dispatch_3::@epilogue_kept_apart_dispatch_3_elementwise_8x2_f32(%[[MM2]])
+util.func public @epilogue_kept_apart(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %b: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<2x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%init : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<2x4xf32>, tensor<4x8xf32>) outs(%acc : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %biased = arith.addf %mm, %b : tensor<2x8xf32>
+  %mm2 = linalg.matmul ins(%x, %w : tensor<2x4xf32>, tensor<4x8xf32>) outs(%acc : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %tinit = tensor.empty() : tensor<8x2xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%mm2 : tensor<2x8xf32>) outs(%tinit : tensor<8x2xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %a = math.absf %v : f32
+    linalg.yield %a : f32
+  } -> tensor<8x2xf32>
+  util.return %mm, %biased, %t : tensor<2x8xf32>, tensor<2x8xf32>, tensor<8x2xf32>
 }
 
 // -----
