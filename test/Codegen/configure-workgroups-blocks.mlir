@@ -150,3 +150,41 @@ stream.executable private @packed {
     }
   }
 }
+
+// -----
+
+// @short_a with a bias + relu epilogue as the dispatch's root (docs/kernels.md
+// "Epilogues"): the epilogue gets the product's configuration, its tiles
+// on the epilogue's two loops (M, N), the reduction's dropped.
+// CHECK-LABEL: stream.executable private @short_a_epilogue
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 256 : i64, workgroup_tiles = array<i64: 0, 256>}
+stream.executable private @short_a_epilogue {
+  stream.executable.export public @short_a_epilogue workgroups() -> (index, index, index) {
+    %c1 = arith.constant 1 : index
+    stream.return %c1, %c1, %c1 : index, index, index
+  }
+  builtin.module {
+    func.func @short_a_epilogue(%arg0: !stream.binding, %arg1: !stream.binding, %arg2: !stream.binding, %arg3: !stream.binding) {
+      %c0 = arith.constant 0 : index
+      %cst = arith.constant 0.0 : f32
+      %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> memref<49x4608xf32>
+      %1 = stream.binding.subspan %arg1[%c0] : !stream.binding -> memref<4608x512xf32>
+      %2 = stream.binding.subspan %arg2[%c0] : !stream.binding -> memref<512xf32>
+      %3 = stream.binding.subspan %arg3[%c0] : !stream.binding -> memref<49x512xf32>
+      %a = bufferization.to_tensor %0 restrict : memref<49x4608xf32> to tensor<49x4608xf32>
+      %b = bufferization.to_tensor %1 restrict : memref<4608x512xf32> to tensor<4608x512xf32>
+      %bias = bufferization.to_tensor %2 restrict : memref<512xf32> to tensor<512xf32>
+      %e = tensor.empty() : tensor<49x512xf32>
+      %f = linalg.fill ins(%cst : f32) outs(%e : tensor<49x512xf32>) -> tensor<49x512xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<49x4608xf32>, tensor<4608x512xf32>) outs(%f : tensor<49x512xf32>) -> tensor<49x512xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %bias : tensor<49x512xf32>, tensor<512xf32>) outs(%e : tensor<49x512xf32>) {
+      ^bb0(%x: f32, %y: f32, %o: f32):
+        %s = arith.addf %x, %y : f32
+        %z = arith.maximumf %s, %cst : f32
+        linalg.yield %z : f32
+      } -> tensor<49x512xf32>
+      bufferization.materialize_in_destination %r in restrict writable %3 : (tensor<49x512xf32>, memref<49x512xf32>) -> ()
+      return
+    }
+  }
+}
