@@ -6,8 +6,8 @@
 // `flow.dispatch`, or a member of one root's group (a row group, or the
 // product an elementwise epilogue reads), of a `stream.executable` with
 // one export whose function follows the dispatch function contract of
-// docs/pipeline.md; identical executables are shared. Anything left that neither the host nor a dispatch
-// can run is a diagnostic naming the op.
+// docs/pipeline.md; identical executables are shared. Anything left that
+// neither the host nor a dispatch can run is a diagnostic naming the op.
 //
 //===----------------------------------------------------------------------===//
 
