@@ -585,6 +585,8 @@ TEST(KernelCompiler, SoftmaxStreamsLargeResults) {
   ASSERT_LOADED(kernel);
   EXPECT_NE(kernel->llvmIR.find("!nontemporal"), std::string::npos);
   EXPECT_NE(kernel->llvmIR.find("@llvm.prefetch"), std::string::npos);
+  // A read prefetch into L2 (locality 2, `prefetcht1`) of data.
+  EXPECT_NE(kernel->llvmIR.find("i32 0, i32 2, i32 1)"), std::string::npos);
 
   std::vector<float> x = randomFloats(rows * columns, 9);
   for (float &v : x)
