@@ -17,7 +17,8 @@
 //   in blocks of up to a vector's lanes along both loops it swaps;
 // - reduction: one row at a time, each op of the row in chunks of 4
 //   vectors, reductions accumulated in vectors (partial reduction) and
-//   merged once per row; the next row is prefetched when several loops
+//   merged once per row, an elementwise op whose result a reduction reads
+//   computed in that reduction's chunk loop; the next row is prefetched when several loops
 //   visit a row (PrefetchNextRows.cpp);
 // - generic: left to scalar loops.
 // Loops whose trip count the tile does not divide are peeled, so the main
@@ -161,6 +162,45 @@ FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
   if (failed(tiled))
     return failure();
   rewriter.replaceOp(op, tiled->replacements);
+  return asForLoops(tiled->loops);
+}
+
+/// Tiles the reduction `op` as a partial reduction (tileOp) with
+/// `producer`, an elementwise op whose result `op` reads, computed in the
+/// same loop; the loop also yields the producer's whole result, which
+/// replaces it for its other readers.
+FailureOr<SmallVector<scf::ForOp>>
+tileReductionWithProducer(RewriterBase &rewriter, TilingInterface op,
+                          ArrayRef<int64_t> tiles, Operation *producer) {
+  scf::SCFTilingOptions tilingOptions;
+  tilingOptions.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
+  SmallVector<unsigned> reductionDims;
+  for (auto [i, iterator] : llvm::enumerate(op.getLoopIteratorTypes()))
+    if (iterator == utils::IteratorType::reduction && tiles[i] != 0)
+      reductionDims.push_back(i);
+  tilingOptions.setReductionTilingStrategy(
+      ReductionTilingStrategy::PartialReductionOuterReduction);
+  tilingOptions.setReductionDims(reductionDims);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tilingOptions);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult candidate,
+          bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isDestination || candidate.getOwner() != producer)
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{
+            /*yieldProducerReplacement=*/true};
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> tiled =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
+  if (failed(tiled))
+    return failure();
+  for (auto [original, replacement] : tiled->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  LLVM_DEBUG(llvm::dbgs() << "row op fused into the chunks of "
+                          << op->getName() << "\n");
   return asForLoops(tiled->loops);
 }
 
@@ -689,7 +729,32 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
         !isa<linalg::FillOp>(op.getOperation()))
       ops.push_back(op);
   });
+  // An elementwise op whose result a later reduction of the row reads
+  // through the identity map (softmax's exp before its sum) is computed in
+  // that reduction's chunk loop, its result yielded for its other readers:
+  // one pass over the row instead of two.
+  DenseMap<Operation *, linalg::LinalgOp> fusedInto;
+  DenseMap<Operation *, Operation *> fusedProducer;
   for (linalg::LinalgOp op : ops) {
+    if (op.getNumReductionLoops() != 1 || op.hasIndexSemantics() ||
+        op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+      continue;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
+      if (!producer || !llvm::is_contained(ops, producer) ||
+          fusedInto.count(producer) || producer.getNumReductionLoops() != 0 ||
+          producer.hasIndexSemantics() || producer->getNumResults() != 1 ||
+          producer.getStaticLoopRanges() != op.getStaticLoopRanges() ||
+          !op.getMatchingIndexingMap(input).isIdentity())
+        continue;
+      fusedInto[producer] = op;
+      fusedProducer[op] = producer;
+      break;
+    }
+  }
+  for (linalg::LinalgOp op : ops) {
+    if (fusedInto.count(op))
+      continue;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
       continue;
@@ -713,8 +778,23 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
           return map.isProjectedPermutation();
         });
     auto tilingOp = cast<TilingInterface>(op.getOperation());
-    FailureOr<SmallVector<scf::ForOp>> loops =
-        tileOp(rewriter, tilingOp, opTiles, innermostReduces);
+    FailureOr<SmallVector<scf::ForOp>> loops = failure();
+    if (Operation *producer = fusedProducer.lookup(op); producer &&
+                                                        innermostReduces)
+      loops = tileReductionWithProducer(rewriter, tilingOp, opTiles, producer);
+    if (failed(loops) && fusedProducer.count(op)) {
+      // Fusion refused: the producer gets its own chunk loop first.
+      Operation *producer = fusedProducer.lookup(op);
+      SmallVector<int64_t> producerTiles(opTiles);
+      FailureOr<SmallVector<scf::ForOp>> producerLoops =
+          tileOp(rewriter, cast<TilingInterface>(producer), producerTiles,
+                 /*partialReduction=*/false);
+      if (failed(producerLoops))
+        return producer->emitOpError("could not be tiled into vector chunks");
+      peelLoops(rewriter, *producerLoops);
+    }
+    if (failed(loops))
+      loops = tileOp(rewriter, tilingOp, opTiles, innermostReduces);
     if (failed(loops) && innermostReduces)
       loops = tileOp(rewriter, tilingOp, opTiles, /*partialReduction=*/false);
     if (failed(loops))

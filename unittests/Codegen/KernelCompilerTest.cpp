@@ -581,8 +581,14 @@ TEST(KernelCompiler, SoftmaxStreamsLargeResults) {
   const int64_t rows = 1024, columns = 4096;
   CompileFlags flags;
   flags.keepLLVMIR = true;
+  flags.keepStepsIR = true;
   auto kernel = compileAndLoad(softmaxSource(rows, columns), flags);
   ASSERT_LOADED(kernel);
+  // The exp is computed in the sum's chunk loop, which also yields the
+  // exp's row for the division (docs/kernels.md "Streaming stores").
+  EXPECT_TRUE(
+      llvm::Regex(R"(-> \(tensor<1x[0-9]+xf32>, tensor<1x4096xf32>\))")
+          .match(kernel->stepsIR));
   EXPECT_NE(kernel->llvmIR.find("!nontemporal"), std::string::npos);
   EXPECT_NE(kernel->llvmIR.find("@llvm.prefetch"), std::string::npos);
   // A read prefetch into L2 (locality 2, `prefetcht1`) of data.

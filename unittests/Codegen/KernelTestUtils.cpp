@@ -93,8 +93,11 @@ llvm::Expected<LoadedKernel> compileAndLoad(const std::string &source,
   KernelCompileOptions options;
   options.targetCPU = flags.targetCPU;
   // FLEET_KERNEL_DUMP=1 prints the IR after each step (debugging).
+  llvm::raw_string_ostream stepsIR(kernel.stepsIR);
   if (getenv("FLEET_KERNEL_DUMP"))
     options.dumpStream = &llvm::errs();
+  else if (flags.keepStepsIR)
+    options.dumpStream = &stepsIR;
   options.exports.push_back({exportOp.getSymName().str(), function});
   llvm::raw_string_ostream llvmIR(kernel.llvmIR);
   if (flags.keepLLVMIR)

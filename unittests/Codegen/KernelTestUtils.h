@@ -32,6 +32,8 @@ struct LoadedKernel {
   size_t objectBytes = 0;
   /// The optimized LLVM IR (CompileFlags::keepLLVMIR).
   std::string llvmIR;
+  /// The IR after each step of the kernel compiler, when asked for.
+  std::string stepsIR;
 };
 
 struct CompileFlags {
@@ -39,6 +41,8 @@ struct CompileFlags {
   std::string targetCPU = "host";
   /// Keep the LLVM IR in LoadedKernel::llvmIR.
   bool keepLLVMIR = false;
+  /// Keep the IR after each step in LoadedKernel::stepsIR.
+  bool keepStepsIR = false;
 };
 
 /// Compiles and loads the single export of the executable in `source`.
