@@ -9,6 +9,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -95,6 +98,50 @@ void exposeMaskedReductions(mlir::func::FuncOp func);
 /// erases it, for ops on buffers); fails, leaving `op`, when it cannot.
 mlir::LogicalResult vectorizeOp(mlir::RewriterBase &rewriter,
                                 mlir::linalg::LinalgOp op);
+
+// Tiling helpers of the strategies (TileAndVectorize.cpp).
+
+/// Vector lanes of `type`'s elements in the widest native register.
+int64_t getLanes(mlir::Type type, const TargetInfo &target);
+
+/// Erases the ops of `func` that are trivially dead, until none is left.
+void eraseDeadOps(mlir::func::FuncOp func, mlir::RewriterBase &rewriter);
+
+/// The scf.for loops among `loops`.
+llvm::SmallVector<mlir::scf::ForOp>
+asForLoops(llvm::ArrayRef<mlir::LoopLikeOpInterface> loops);
+
+/// Tiles `op` with scf.for loops, fusing its producers into the innermost
+/// loop. Returns the loops, outermost first.
+mlir::FailureOr<llvm::SmallVector<mlir::scf::ForOp>>
+tileAndFuse(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
+            llvm::ArrayRef<int64_t> tiles,
+            llvm::ArrayRef<int64_t> interchange = {});
+
+/// Tiles `op` alone (no fusion); reduction loops with a non-zero tile are
+/// tiled as a partial reduction when `partialReduction`, which keeps a
+/// vector of partial results across iterations instead of a scalar.
+mlir::FailureOr<llvm::SmallVector<mlir::scf::ForOp>>
+tileOp(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
+       llvm::ArrayRef<int64_t> tiles, bool partialReduction);
+
+/// Peels the loops (innermost first) whose step does not divide the trip
+/// count, so their main part has static tile shapes.
+void peelLoops(mlir::RewriterBase &rewriter,
+               llvm::ArrayRef<mlir::scf::ForOp> loops);
+
+/// Canonicalization of every loaded dialect plus the extra patterns, then
+/// CSE.
+mlir::LogicalResult
+simplify(mlir::func::FuncOp func,
+         llvm::function_ref<void(mlir::RewritePatternSet &)> extra = {});
+
+/// The reduction strategy (TileReductions.cpp): rows, each op of a row in
+/// vector chunks.
+mlir::LogicalResult tileReduction(mlir::func::FuncOp func,
+                                  mlir::linalg::LinalgOp root,
+                                  const TargetInfo &target,
+                                  mlir::RewriterBase &rewriter);
 
 /// Tiles the workgroup's tile for caches/registers and vectorizes it, per
 /// the function's `fleet.codegen` config (selected here when absent).

@@ -15,11 +15,10 @@
 //   reduction blocks follows the product, in vector chunks;
 // - elementwise: chunks of 4 vectors along the innermost loop; a transpose
 //   in blocks of up to a vector's lanes along both loops it swaps;
-// - reduction: one row at a time, each op of the row in chunks of 4
-//   vectors, reductions accumulated in vectors (partial reduction) and
-//   merged once per row, an elementwise op whose result a reduction reads
-//   computed in that reduction's chunk loop; the next row is prefetched when several loops
-//   visit a row (PrefetchNextRows.cpp);
+// - reduction (TileReductions.cpp): one row at a time, each op of the row
+//   in chunks of 4 vectors, reductions accumulated in vectors (partial
+//   reduction) and merged once per row; the next row is prefetched when
+//   several loops visit a row (PrefetchNextRows.cpp);
 // - generic: left to scalar loops.
 // Loops whose trip count the tile does not divide are peeled, so the main
 // part has static shapes and vectorizes; other remainders with dynamic
@@ -69,14 +68,11 @@ LogicalResult vectorizeOp(RewriterBase &rewriter, linalg::LinalgOp op) {
   return success();
 }
 
-namespace {
-
 /// Ops with more iterations than this are not vectorized whole (one vector
 /// per iteration space would be huge); they only appear untiled in the
 /// generic strategy.
 constexpr int64_t kMaxVectorizedIterations = 4096;
 
-/// Vector lanes of `type`'s elements in the widest native register.
 int64_t getLanes(Type type, const TargetInfo &target) {
   return getVectorLanes(target.vectorBits, getElementBits(type));
 }
@@ -107,11 +103,9 @@ SmallVector<scf::ForOp> asForLoops(ArrayRef<LoopLikeOpInterface> loops) {
 /// fuse into its tiles: each tile would copy its own part again.
 constexpr StringLiteral kBBlockCopyAttr = "fleet.b_block_copy";
 
-/// Tiles `op` with scf.for loops, fusing its producers into the innermost
-/// loop. Returns the loops, outermost first.
 FailureOr<SmallVector<scf::ForOp>>
 tileAndFuse(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> tiles,
-            ArrayRef<int64_t> interchange = {}) {
+            ArrayRef<int64_t> interchange) {
   if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
     return SmallVector<scf::ForOp>();
   scf::SCFTilingOptions tilingOptions;
@@ -136,9 +130,6 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> tiles,
   return asForLoops(tiled->loops);
 }
 
-/// Tiles `op` alone (no fusion); reduction loops with a non-zero tile are
-/// tiled as a partial reduction when `partialReduction`, which keeps a
-/// vector of partial results across iterations instead of a scalar.
 FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
                                           TilingInterface op,
                                           ArrayRef<int64_t> tiles,
@@ -165,47 +156,6 @@ FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
   return asForLoops(tiled->loops);
 }
 
-/// Tiles the reduction `op` as a partial reduction (tileOp) with
-/// `producer`, an elementwise op whose result `op` reads, computed in the
-/// same loop; the loop also yields the producer's whole result, which
-/// replaces it for its other readers.
-FailureOr<SmallVector<scf::ForOp>>
-tileReductionWithProducer(RewriterBase &rewriter, TilingInterface op,
-                          ArrayRef<int64_t> tiles, Operation *producer) {
-  scf::SCFTilingOptions tilingOptions;
-  tilingOptions.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
-  SmallVector<unsigned> reductionDims;
-  for (auto [i, iterator] : llvm::enumerate(op.getLoopIteratorTypes()))
-    if (iterator == utils::IteratorType::reduction && tiles[i] != 0)
-      reductionDims.push_back(i);
-  tilingOptions.setReductionTilingStrategy(
-      ReductionTilingStrategy::PartialReductionOuterReduction);
-  tilingOptions.setReductionDims(reductionDims);
-  scf::SCFTileAndFuseOptions options;
-  options.setTilingOptions(tilingOptions);
-  options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult candidate,
-          bool isDestination)
-          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (isDestination || candidate.getOwner() != producer)
-          return std::nullopt;
-        return scf::SCFTileAndFuseOptions::ControlFnResult{
-            /*yieldProducerReplacement=*/true};
-      });
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTileAndFuseResult> tiled =
-      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
-  if (failed(tiled))
-    return failure();
-  for (auto [original, replacement] : tiled->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
-  LLVM_DEBUG(llvm::dbgs() << "row op fused into the chunks of "
-                          << op->getName() << "\n");
-  return asForLoops(tiled->loops);
-}
-
-/// Peels the loops (innermost first) whose step does not divide the trip
-/// count, so their main part has static tile shapes.
 void peelLoops(RewriterBase &rewriter, ArrayRef<scf::ForOp> loops) {
   for (scf::ForOp loop : llvm::reverse(loops)) {
     scf::ForOp partial;
@@ -214,9 +164,8 @@ void peelLoops(RewriterBase &rewriter, ArrayRef<scf::ForOp> loops) {
   }
 }
 
-/// Canonicalization of every loaded dialect plus the extra patterns.
 LogicalResult simplify(func::FuncOp func,
-                       function_ref<void(RewritePatternSet &)> extra = {}) {
+                       function_ref<void(RewritePatternSet &)> extra) {
   MLIRContext *context = func.getContext();
   RewritePatternSet patterns(context);
   for (Dialect *dialect : context->getLoadedDialects())
@@ -235,6 +184,8 @@ LogicalResult simplify(func::FuncOp func,
   eliminateCommonSubExpressions(rewriter, dominance, func);
   return success();
 }
+
+namespace {
 
 /// Vectorizes every linalg op whose iteration space is static and small.
 void vectorizeStaticOps(func::FuncOp func, RewriterBase &rewriter) {
@@ -702,105 +653,6 @@ LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
   });
   for (linalg::LinalgOp op : chunks)
     dropUnitLoops(rewriter, op, /*contract=*/false);
-  return simplify(func);
-}
-
-LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
-                            const TargetInfo &target, RewriterBase &rewriter) {
-  // Rows: every parallel loop but an innermost parallel one.
-  SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
-  SmallVector<int64_t> tiles(iterators.size(), 0);
-  for (auto [i, iterator] : llvm::enumerate(iterators))
-    if (iterator == utils::IteratorType::parallel && i + 1 != iterators.size())
-      tiles[i] = 1;
-  if (llvm::any_of(tiles, [](int64_t tile) { return tile != 0; })) {
-    FailureOr<SmallVector<scf::ForOp>> rows = tileAndFuse(
-        rewriter, cast<TilingInterface>(root.getOperation()), tiles);
-    if (failed(rows))
-      return root.emitOpError("could not be tiled into rows");
-    eraseDeadOps(func, rewriter);
-    if (failed(simplify(func)))
-      return failure();
-  }
-  // Each op of a row in vector chunks along its innermost loop.
-  SmallVector<linalg::LinalgOp> ops;
-  func.walk([&](linalg::LinalgOp op) {
-    if (op.hasPureTensorSemantics() && op.getNumLoops() > 0 &&
-        !isa<linalg::FillOp>(op.getOperation()))
-      ops.push_back(op);
-  });
-  // An elementwise op whose result a later reduction of the row reads
-  // through the identity map (softmax's exp before its sum) is computed in
-  // that reduction's chunk loop, its result yielded for its other readers:
-  // one pass over the row instead of two.
-  DenseMap<Operation *, linalg::LinalgOp> fusedInto;
-  DenseMap<Operation *, Operation *> fusedProducer;
-  for (linalg::LinalgOp op : ops) {
-    if (op.getNumReductionLoops() != 1 || op.hasIndexSemantics() ||
-        op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
-      continue;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      auto producer = input->get().getDefiningOp<linalg::LinalgOp>();
-      if (!producer || !llvm::is_contained(ops, producer) ||
-          fusedInto.count(producer) || producer.getNumReductionLoops() != 0 ||
-          producer.hasIndexSemantics() || producer->getNumResults() != 1 ||
-          producer.getStaticLoopRanges() != op.getStaticLoopRanges() ||
-          !op.getMatchingIndexingMap(input).isIdentity())
-        continue;
-      fusedInto[producer] = op;
-      fusedProducer[op] = producer;
-      break;
-    }
-  }
-  for (linalg::LinalgOp op : ops) {
-    if (fusedInto.count(op))
-      continue;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic))
-      continue;
-    int64_t chunk = 4 * getLanes(op->getResult(0).getType(), target);
-    SmallVector<int64_t> opTiles(ranges.size(), 0);
-    for (auto [i, range] : llvm::enumerate(ranges))
-      if (range > 1 && i + 1 != ranges.size())
-        opTiles[i] = 1;
-    opTiles.back() = chunk;
-    // Partial-reduction tiling needs projected-permutation maps: a result
-    // map with a constant, (d0, d1) -> (d0, 0) as torch-mlir's keepdim
-    // reductions have, crashed upstream's tiling; such ops tile the reduction
-    // serially.
-    // Upstream's partial-reduction tiling leaves `linalg.index` of the tiled
-    // loop relative to the tile (measured: a causal mask compared column
-    // j - j0 with the row), so ops reading indices tile serially.
-    bool innermostReduces =
-        op.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
-        !op.hasIndexSemantics() &&
-        llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
-          return map.isProjectedPermutation();
-        });
-    auto tilingOp = cast<TilingInterface>(op.getOperation());
-    FailureOr<SmallVector<scf::ForOp>> loops = failure();
-    if (Operation *producer = fusedProducer.lookup(op); producer &&
-                                                        innermostReduces)
-      loops = tileReductionWithProducer(rewriter, tilingOp, opTiles, producer);
-    if (failed(loops) && fusedProducer.count(op)) {
-      // Fusion refused: the producer gets its own chunk loop first.
-      Operation *producer = fusedProducer.lookup(op);
-      SmallVector<int64_t> producerTiles(opTiles);
-      FailureOr<SmallVector<scf::ForOp>> producerLoops =
-          tileOp(rewriter, cast<TilingInterface>(producer), producerTiles,
-                 /*partialReduction=*/false);
-      if (failed(producerLoops))
-        return producer->emitOpError("could not be tiled into vector chunks");
-      peelLoops(rewriter, *producerLoops);
-    }
-    if (failed(loops))
-      loops = tileOp(rewriter, tilingOp, opTiles, innermostReduces);
-    if (failed(loops) && innermostReduces)
-      loops = tileOp(rewriter, tilingOp, opTiles, /*partialReduction=*/false);
-    if (failed(loops))
-      return op.emitOpError("could not be tiled into vector chunks");
-    peelLoops(rewriter, *loops);
-  }
   return simplify(func);
 }
 
