@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/IR/PatternMatch.h"
@@ -117,6 +118,19 @@ mlir::FailureOr<llvm::SmallVector<mlir::scf::ForOp>>
 tileAndFuse(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
             llvm::ArrayRef<int64_t> tiles,
             llvm::ArrayRef<int64_t> interchange = {});
+
+/// Tiles `op` and fuses its producers per `options`, replacing the uses of
+/// what it tiled and of the producers it yields. Returns the loops,
+/// outermost first.
+mlir::FailureOr<llvm::SmallVector<mlir::scf::ForOp>>
+tileAndFuse(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
+            const mlir::scf::SCFTileAndFuseOptions &options);
+
+/// Options tiling `op` by `tiles`; reduction loops with a non-zero tile as a
+/// partial reduction when `partialReduction` (tileOp).
+mlir::scf::SCFTilingOptions getTilingOptions(mlir::TilingInterface op,
+                                             llvm::ArrayRef<int64_t> tiles,
+                                             bool partialReduction);
 
 /// Tiles `op` alone (no fusion); reduction loops with a non-zero tile are
 /// tiled as a partial reduction when `partialReduction`, which keeps a

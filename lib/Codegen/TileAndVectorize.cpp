@@ -120,6 +120,12 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> tiles,
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
+  return tileAndFuse(rewriter, op, options);
+}
+
+FailureOr<SmallVector<scf::ForOp>>
+tileAndFuse(RewriterBase &rewriter, TilingInterface op,
+            const scf::SCFTileAndFuseOptions &options) {
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTileAndFuseResult> tiled =
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
@@ -130,12 +136,9 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> tiles,
   return asForLoops(tiled->loops);
 }
 
-FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
-                                          TilingInterface op,
-                                          ArrayRef<int64_t> tiles,
-                                          bool partialReduction) {
-  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
-    return SmallVector<scf::ForOp>();
+scf::SCFTilingOptions getTilingOptions(TilingInterface op,
+                                       ArrayRef<int64_t> tiles,
+                                       bool partialReduction) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
   if (partialReduction) {
@@ -147,6 +150,16 @@ FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
         ReductionTilingStrategy::PartialReductionOuterReduction);
     options.setReductionDims(reductionDims);
   }
+  return options;
+}
+
+FailureOr<SmallVector<scf::ForOp>> tileOp(RewriterBase &rewriter,
+                                          TilingInterface op,
+                                          ArrayRef<int64_t> tiles,
+                                          bool partialReduction) {
+  if (llvm::all_of(tiles, [](int64_t tile) { return tile == 0; }))
+    return SmallVector<scf::ForOp>();
+  scf::SCFTilingOptions options = getTilingOptions(op, tiles, partialReduction);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> tiled =
       scf::tileUsingSCF(rewriter, op, options);

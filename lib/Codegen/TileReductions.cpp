@@ -34,17 +34,9 @@ namespace {
 FailureOr<SmallVector<scf::ForOp>>
 tileReductionWithProducer(RewriterBase &rewriter, TilingInterface op,
                           ArrayRef<int64_t> tiles, Operation *producer) {
-  scf::SCFTilingOptions tilingOptions;
-  tilingOptions.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
-  SmallVector<unsigned> reductionDims;
-  for (auto [i, iterator] : llvm::enumerate(op.getLoopIteratorTypes()))
-    if (iterator == utils::IteratorType::reduction && tiles[i] != 0)
-      reductionDims.push_back(i);
-  tilingOptions.setReductionTilingStrategy(
-      ReductionTilingStrategy::PartialReductionOuterReduction);
-  tilingOptions.setReductionDims(reductionDims);
   scf::SCFTileAndFuseOptions options;
-  options.setTilingOptions(tilingOptions);
+  options.setTilingOptions(
+      getTilingOptions(op, tiles, /*partialReduction=*/true));
   options.setFusionControlFn(
       [&](tensor::ExtractSliceOp, OpResult candidate,
           bool isDestination)
@@ -54,16 +46,11 @@ tileReductionWithProducer(RewriterBase &rewriter, TilingInterface op,
         return scf::SCFTileAndFuseOptions::ControlFnResult{
             /*yieldProducerReplacement=*/true};
       });
-  rewriter.setInsertionPoint(op);
-  FailureOr<scf::SCFTileAndFuseResult> tiled =
-      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
-  if (failed(tiled))
-    return failure();
-  for (auto [original, replacement] : tiled->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
-  LLVM_DEBUG(llvm::dbgs() << "row op fused into the chunks of "
-                          << op->getName() << "\n");
-  return asForLoops(tiled->loops);
+  FailureOr<SmallVector<scf::ForOp>> loops =
+      tileAndFuse(rewriter, op, options);
+  LLVM_DEBUG(if (succeeded(loops)) llvm::dbgs()
+             << "row op fused into the chunks of " << op->getName() << "\n");
+  return loops;
 }
 
 } // namespace
