@@ -226,11 +226,20 @@ void boundTileWork(func::FuncOp func, linalg::LinalgOp root,
     return;
   int64_t ops = 0;
   func.walk([&](linalg::LinalgOp) { ++ops; });
+  // An epilogue's product walks its reduction for every element of the
+  // tile (docs/kernels.md "Epilogues"): its steps count too.
+  int64_t steps = 1;
+  if (linalg::LinalgOp product = getEpilogueProduct(root))
+    for (auto [range, iterator] : llvm::zip(product.getStaticLoopRanges(),
+                                            product.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::reduction &&
+          !ShapedType::isDynamic(range))
+        steps *= std::max<int64_t>(1, range);
   auto extent = [&](size_t i) {
     return tiles[i] ? std::min(tiles[i], ranges[i]) : ranges[i];
   };
   while (true) {
-    int64_t work = std::max<int64_t>(ops, 1);
+    int64_t work = std::max<int64_t>(ops, 1) * steps;
     for (size_t i = 0; i < ranges.size(); ++i)
       work *= extent(i);
     if (work / 8 <= budget)

@@ -119,12 +119,14 @@ tileAndFuse(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
             llvm::ArrayRef<int64_t> tiles,
             llvm::ArrayRef<int64_t> interchange = {});
 
-/// Tiles `op` and fuses its producers per `options`, replacing the uses of
-/// what it tiled and of the producers it yields. Returns the loops,
+/// Tiles `op` and fuses its producers per `options`, replacing the uses
+/// (after the loops) of what it tiled and of the producers it yields;
+/// `fused`, when given, receives the producers fused. Returns the loops,
 /// outermost first.
 mlir::FailureOr<llvm::SmallVector<mlir::scf::ForOp>>
 tileAndFuse(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
-            const mlir::scf::SCFTileAndFuseOptions &options);
+            const mlir::scf::SCFTileAndFuseOptions &options,
+            llvm::SetVector<mlir::Operation *> *fused = nullptr);
 
 /// Options tiling `op` by `tiles`; reduction loops with a non-zero tile as a
 /// partial reduction when `partialReduction` (tileOp).

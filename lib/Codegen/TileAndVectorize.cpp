@@ -125,14 +125,23 @@ tileAndFuse(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> tiles,
 
 FailureOr<SmallVector<scf::ForOp>>
 tileAndFuse(RewriterBase &rewriter, TilingInterface op,
-            const scf::SCFTileAndFuseOptions &options) {
+            const scf::SCFTileAndFuseOptions &options,
+            llvm::SetVector<Operation *> *fused) {
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTileAndFuseResult> tiled =
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
   if (failed(tiled))
     return failure();
+  // Uses after the loops only: a yielded producer's dead slice left inside
+  // them keeps reading the original.
+  Operation *outer =
+      tiled->loops.empty() ? nullptr : tiled->loops.front().getOperation();
   for (auto [original, replacement] : tiled->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+      return !outer || !outer->isAncestor(use.getOwner());
+    });
+  if (fused)
+    *fused = tiled->fusedProducers;
   return asForLoops(tiled->loops);
 }
 
@@ -481,8 +490,11 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
     if (!ShapedType::isDynamic(range))
       m = range;
   }
-  RegisterTile registers = getMatmulRegisterTile(
-      m, target.vectorBits, getElementBits(root->getResult(0).getType()));
+  // An epilogue root's tile holds its product's accumulators.
+  linalg::LinalgOp product = getEpilogueProduct(root);
+  Type accumulator = (product ? product : root)->getResult(0).getType();
+  RegisterTile registers = getMatmulRegisterTile(m, target.vectorBits,
+                                                 getElementBits(accumulator));
   int64_t rows = registers.rows, columns = registers.columns;
   if (!parallel.empty())
     tiles[parallel.back()] = columns;

@@ -30,10 +30,12 @@ namespace {
 /// Tiles the reduction `op` as a partial reduction (tileOp) with
 /// `producer`, an elementwise op whose result `op` reads, computed in the
 /// same loop; the loop also yields the producer's whole result, which
-/// replaces it for its other readers.
+/// replaces it for its other readers. `producerFused` tells whether the
+/// producer joined the loop (upstream may tile `op` without it).
 FailureOr<SmallVector<scf::ForOp>>
 tileReductionWithProducer(RewriterBase &rewriter, TilingInterface op,
-                          ArrayRef<int64_t> tiles, Operation *producer) {
+                          ArrayRef<int64_t> tiles, Operation *producer,
+                          bool &producerFused) {
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(
       getTilingOptions(op, tiles, /*partialReduction=*/true));
@@ -46,9 +48,11 @@ tileReductionWithProducer(RewriterBase &rewriter, TilingInterface op,
         return scf::SCFTileAndFuseOptions::ControlFnResult{
             /*yieldProducerReplacement=*/true};
       });
+  llvm::SetVector<Operation *> fused;
   FailureOr<SmallVector<scf::ForOp>> loops =
-      tileAndFuse(rewriter, op, options);
-  LLVM_DEBUG(if (succeeded(loops)) llvm::dbgs()
+      tileAndFuse(rewriter, op, options, &fused);
+  producerFused = succeeded(loops) && fused.contains(producer);
+  LLVM_DEBUG(if (producerFused) llvm::dbgs()
              << "row op fused into the chunks of " << op->getName() << "\n");
   return loops;
 }
@@ -97,6 +101,14 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
           producer.getStaticLoopRanges() != op.getStaticLoopRanges() ||
           !op.getMatchingIndexingMap(input).isIdentity())
         continue;
+      // Its other readers come after the reduction, where the fused loop's
+      // copy of its result is defined.
+      if (!llvm::all_of(producer->getUsers(), [&](Operation *user) {
+            return user == op.getOperation() ||
+                   (user->getBlock() == op->getBlock() &&
+                    op->isBeforeInBlock(user));
+          }))
+        continue;
       fused.insert(producer);
       fusedProducer[op] = producer;
       break;
@@ -129,19 +141,11 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
         });
     auto tilingOp = cast<TilingInterface>(op.getOperation());
     FailureOr<SmallVector<scf::ForOp>> loops = failure();
-    if (Operation *producer = fusedProducer.lookup(op); producer &&
-                                                        innermostReduces)
-      loops = tileReductionWithProducer(rewriter, tilingOp, opTiles, producer);
-    if (failed(loops) && fusedProducer.count(op)) {
-      // Fusion refused: the producer gets its own chunk loop first.
-      Operation *producer = fusedProducer.lookup(op);
-      FailureOr<SmallVector<scf::ForOp>> producerLoops =
-          tileOp(rewriter, cast<TilingInterface>(producer), opTiles,
-                 /*partialReduction=*/false);
-      if (failed(producerLoops))
-        return producer->emitOpError("could not be tiled into vector chunks");
-      peelLoops(rewriter, *producerLoops);
-    }
+    Operation *producer = fusedProducer.lookup(op);
+    bool producerFused = false;
+    if (producer && innermostReduces)
+      loops = tileReductionWithProducer(rewriter, tilingOp, opTiles, producer,
+                                        producerFused);
     if (failed(loops))
       loops = tileOp(rewriter, tilingOp, opTiles, innermostReduces);
     if (failed(loops) && innermostReduces)
@@ -149,6 +153,15 @@ LogicalResult tileReduction(func::FuncOp func, linalg::LinalgOp root,
     if (failed(loops))
       return op.emitOpError("could not be tiled into vector chunks");
     peelLoops(rewriter, *loops);
+    if (producer && !producerFused) {
+      // Not fused after all: the producer gets its own chunk loop.
+      FailureOr<SmallVector<scf::ForOp>> producerLoops =
+          tileOp(rewriter, cast<TilingInterface>(producer), opTiles,
+                 /*partialReduction=*/false);
+      if (failed(producerLoops))
+        return producer->emitOpError("could not be tiled into vector chunks");
+      peelLoops(rewriter, *producerLoops);
+    }
   }
   return simplify(func);
 }

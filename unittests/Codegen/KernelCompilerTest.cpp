@@ -573,6 +573,40 @@ TEST(KernelCompiler, Softmax) { checkSoftmax(19, 67); }
 TEST(KernelCompiler, SoftmaxManyWorkgroups) { checkSoftmax(300, 1000); }
 TEST(KernelCompiler, SoftmaxOneByOne) { checkSoftmax(1, 1); }
 
+/// Softmax times 2, the exp also read (doubled) before its sum: the exp
+/// stays out of the sum's chunk loop (its copy would be defined after that
+/// reader; docs/kernels.md "Streaming stores").
+TEST(KernelCompiler, SoftmaxExpReadBeforeItsSum) {
+  const int64_t rows = 19, columns = 67;
+  std::string body = kSoftmaxBody;
+  const std::string sumInit = "      %sinit = linalg.fill";
+  body.replace(body.find(sumInit), 0, R"mlir(
+      %tw = tensor.empty() : tensor<$Rx$Cxf32>
+      %twice = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%exp : tensor<$Rx$Cxf32>) outs(%tw : tensor<$Rx$Cxf32>) {
+      ^bb0(%e: f32, %out: f32):
+        %t = arith.addf %e, %e : f32
+        linalg.yield %t : f32
+      } -> tensor<$Rx$Cxf32>
+)mlir");
+  const std::string divInputs = "ins(%exp, %sum";
+  body.replace(body.find(divInputs), divInputs.size(), "ins(%twice, %sum");
+  auto kernel = compileAndLoad(
+      substitute(executable("%a: !stream.binding, %o: !stream.binding", body),
+                 {{"$NAME", "softmax2"},
+                  {"$R", std::to_string(rows)},
+                  {"$C", std::to_string(columns)}}));
+  ASSERT_LOADED(kernel);
+  std::vector<float> x = randomFloats(rows * columns, 8);
+  std::vector<float> out(x.size(), -7.0f);
+  ASSERT_EQ(runAllWorkgroups(*kernel, {x.data(), out.data()},
+                             {x.size() * 4, out.size() * 4}),
+            0);
+  std::vector<float> expected = softmaxReference(x, rows, columns);
+  for (float &v : expected)
+    v *= 2.0f;
+  expectNear(out, expected, 2e-5f);
+}
+
 /// A 16 MiB softmax result is written with streaming stores when the result
 /// binding is 64-byte aligned and with ordinary ones when it is not; the
 /// next row of the input is prefetched (docs/kernels.md "Streaming
