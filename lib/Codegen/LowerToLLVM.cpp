@@ -88,6 +88,18 @@ LogicalResult lowerVectorAndMath(ModuleOp module) {
   arith::populateExpandBFloat16Patterns(patterns);
   if (failed(applyPatternsGreedily(module, std::move(patterns))))
     return module.emitError("vector lowering did not converge");
+  // A horizontal float sum or product over a vector (the merge of a
+  // partial reduction's lanes, a chunk of a reduction tiled serially) may
+  // add in any order: LLVM then adds in halves (log2 steps of shuffles)
+  // instead of one lane after another (docs/kernels.md "Streaming
+  // stores"). The partial reduction already reassociated the sum.
+  module.walk([](vector::ReductionOp reduction) {
+    if ((reduction.getKind() == vector::CombiningKind::ADD ||
+         reduction.getKind() == vector::CombiningKind::MUL) &&
+        isa<FloatType>(reduction.getType()))
+      reduction.setFastmath(reduction.getFastmath() |
+                            arith::FastMathFlags::reassoc);
+  });
   return success();
 }
 

@@ -627,6 +627,9 @@ TEST(KernelCompiler, SoftmaxStreamsLargeResults) {
   EXPECT_NE(kernel->llvmIR.find("@llvm.prefetch"), std::string::npos);
   // A read prefetch into L2 (locality 2, `prefetcht1`) of data.
   EXPECT_NE(kernel->llvmIR.find("i32 0, i32 2, i32 1)"), std::string::npos);
+  // The sum's lanes are merged in any order (halves, not lane by lane).
+  EXPECT_TRUE(llvm::Regex("reassoc[a-z ]* float @llvm.vector.reduce.fadd")
+                  .match(kernel->llvmIR));
 
   std::vector<float> x = randomFloats(rows * columns, 9);
   for (float &v : x)
