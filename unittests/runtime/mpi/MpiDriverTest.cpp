@@ -4,7 +4,8 @@
 // (test/MPI/driver.test). Command buffers of a remote device that mix copies
 // from rank 0's memory, copies from another server's memory and copies in
 // place are split into a chain (docs/distributed.md "What crosses the
-// network"); every copy must land where its command says.
+// network"); every copy must land where its command says. Allocated memory
+// reads as zeros.
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,6 +156,26 @@ TEST_F(MpiDriverTest, RowsOfCopiesFromRankZeroAllLand) {
       EXPECT_TRUE(holds(bytes, uint64_t(i) * kBytes, uint8_t(0x40 + i)))
           << "copy " << i << " of a row of " << length;
   }
+}
+
+TEST_F(MpiDriverTest, AllocatedMemoryReadsZerosWhenItsBlockIsReused) {
+  // hal.allocator.allocate's memory reads as zeros on a server too, also
+  // when the server hands out a block a freed buffer left behind (a queue
+  // alloca's block is handed out as it was left: that Allocate says so).
+  {
+    Ref<Buffer> used = remote(2, 3 * kBytes);
+    ASSERT_TRUE(used);
+    Ref<Buffer> filled = host(0x55);
+    ASSERT_TRUE(filled);
+    std::vector<uint8_t> bytes =
+        run({{filled.get(), 0}, {filled.get(), kBytes}}, *used, nullptr);
+    ASSERT_TRUE(holds(bytes, kBytes, 0x55));
+  } // Freed: the server keeps its block for the next buffer of that size.
+  Ref<Buffer> fresh = remote(2, 3 * kBytes);
+  ASSERT_TRUE(fresh);
+  std::vector<uint8_t> bytes = run({}, *fresh, nullptr);
+  for (uint64_t offset = 0; offset < 3 * kBytes; offset += kBytes)
+    EXPECT_TRUE(holds(bytes, offset, 0)) << "at " << offset;
 }
 
 } // namespace

@@ -142,7 +142,8 @@ MpiDevice::allocateMemory(uint64_t byteSize, bool zeroed,
   Writer writer;
   writer.put(MessageKind::Allocate).put(id_).put(memory->id).put(byteSize)
       .put(uint32_t(type)).put(uint32_t(hal::BufferUsage::DispatchStorage |
-                                        hal::BufferUsage::Transfer));
+                                        hal::BufferUsage::Transfer))
+      .put(uint8_t(zeroed));
   client_.transport().send(rank_, std::move(writer.bytes));
   uint8_t *pointer = remoteSentinel(memory->id);
   return hal::DeviceMemory{pointer, memory.release()};

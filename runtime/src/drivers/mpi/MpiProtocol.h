@@ -14,7 +14,8 @@
 //                    checksum), bytes object, u32 exports + per export (str
 //                    name, str symbol, u8 has layout, u32 bindings, u32
 //                    constants)
-//     Allocate       u32 device, u64 buffer, u64 size, u32 type, u32 usage
+//     Allocate       u32 device, u64 buffer, u64 size, u32 type, u32 usage,
+//                    u8 zeroed (0: a queue alloca's undefined contents)
 //     Free           u64 buffer
 //     Op             u32 device, u64 op, u8 RemoteOpKind, u64 queue index,
 //                    waits, signals (u32 n + n x (u64 semaphore, u64 value)),
