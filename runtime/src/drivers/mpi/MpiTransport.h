@@ -148,7 +148,10 @@ public:
   /// a classifier every message is Fifo.
   void start(Handler handler, Classifier classifier = {});
 
-  /// Queues a control message to `destination`.
+  /// Sends a control message to `destination`: from the calling thread
+  /// when it is small (kDirectBytes) and nothing is queued or being sent
+  /// (then it cannot pass an earlier message), else queued for the sender
+  /// thread.
   void send(int destination, std::vector<uint8_t> message);
   /// Queues a control message followed by `length` bytes at `data` as
   /// chunks on `dataTag`; `data` must stay valid until `sent` runs (on the
@@ -221,7 +224,8 @@ private:
   std::condition_variable wake_;
   std::condition_variable stopped_;
   std::deque<Outgoing> queue_;
-  bool sending_ = false;
+  /// Messages being sent, by the sender thread or directly by send().
+  int sending_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<int> pendingWork_{0};
   /// When this rank last sent or received a message (steady clock ns).
