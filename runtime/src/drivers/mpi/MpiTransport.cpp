@@ -18,10 +18,10 @@ namespace fleet::runtime::mpi {
 
 namespace {
 
-/// Control messages at most this large are sent by the thread that gives
-/// them when nothing is queued (Transport::send); OpenMPI's shared-memory
-/// eager limit is 4 KiB.
-constexpr size_t kDirectBytes = 1024;
+/// Messages (control and bytes) at most this large are posted by the thread
+/// that gives them (Transport::sendWithData): OpenMPI's shared-memory eager
+/// limit, below which MPI buffers a message and the send completes at once.
+constexpr uint64_t kEagerBytes = 4096;
 
 /// Messages this large keep the progress thread spinning while they move
 /// (waitQuietly). Smaller ones do not: a progress thread spinning through
@@ -139,36 +139,66 @@ void Transport::start(Handler handler, Classifier classifier) {
 }
 
 void Transport::send(int destination, std::vector<uint8_t> message) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (message.size() > kDirectBytes || !queue_.empty() || sending_ ||
-      finalized_) {
-    queue_.push_back(Outgoing{destination, std::move(message)});
-    wake_.notify_all();
-    return;
-  }
-  // Nothing precedes it: send it now instead of waking the sender thread
-  // (a wake-up took ~6 us of each Done's way back, more on a loaded core).
-  // MPI buffers a message this small (shared memory's eager protocol), so
-  // the send does not wait for the other rank to receive it.
-  ++sending_;
-  lock.unlock();
-  MPI_Send(message.data(), int(message.size()), MPI_BYTE, destination,
-           kControlTag, MPI_COMM_WORLD);
-  noteActivity(); // The answer may come soon: the progress thread spins.
-  lock.lock();
-  if (--sending_ == 0 && queue_.empty())
-    stopped_.notify_all(); // shutdown() waits until all is sent.
-  else if (!sending_)
-    wake_.notify_all(); // What was queued meanwhile goes now.
+  sendWithData(destination, std::move(message), nullptr, 0, 0, {});
 }
 
 void Transport::sendWithData(int destination, std::vector<uint8_t> message,
                              const uint8_t *data, uint64_t length,
                              int dataTag, std::function<void()> sent) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  queue_.push_back(Outgoing{destination, std::move(message), data, length,
-                            dataTag, std::move(sent)});
-  wake_.notify_all();
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (finalized_)
+    return;
+  Outgoing next{destination, std::move(message), data, length, dataTag,
+                std::move(sent)};
+  noteActivity(); // The answer may come soon: the progress thread spins.
+  if (unposted_ || next.message.size() + length > kEagerBytes) {
+    // After a message not posted yet, or one MPI sends by rendezvous (the
+    // thread that posts it should be the one that drives it): the sender
+    // thread posts it.
+    ++unposted_;
+    queue_.push_back(std::move(next));
+    wake_.notify_all();
+    return;
+  }
+  // Small, and nothing unposted precedes it: the calling thread posts it
+  // (under the lock: messages leave in the order given), so no wake-up of
+  // the sender thread delays it (~6 us of each Done's way back;
+  // milliseconds where a device worker holds the core). MPI buffers a
+  // message this small, so it completes at once; one that does not within
+  // 100 us (a rank that stopped reading) is left to the sender thread: the
+  // calling thread never blocks on the receiver.
+  post(next);
+  ++directPosts_;
+  lock.unlock();
+  int done = 0;
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+  do
+    MPI_Testall(2, &next.control, &done, MPI_STATUSES_IGNORE);
+  while (!done && std::chrono::steady_clock::now() < until);
+  lock.lock();
+  --directPosts_;
+  stopped_.notify_all(); // shutdown() waits for direct posts.
+  if (!done) {
+    queue_.push_back(std::move(next));
+    wake_.notify_all();
+    return;
+  }
+  lock.unlock();
+  if (next.sent)
+    next.sent();
+}
+
+void Transport::post(Outgoing &next) {
+  MPI_Isend(next.message.data(), int(next.message.size()), MPI_BYTE,
+            next.destination, kControlTag, MPI_COMM_WORLD, &next.control);
+  next.posted = 0;
+  next.chunk = MPI_REQUEST_NULL;
+  if (next.length) {
+    next.posted = std::min(kChunkBytes, next.length);
+    MPI_Isend(next.data, int(next.posted), MPI_BYTE, next.destination,
+              next.dataTag, MPI_COMM_WORLD, &next.chunk);
+  }
+  next.isPosted = true;
 }
 
 std::string Transport::hostName() {
@@ -206,27 +236,28 @@ void Transport::senderLoop() {
     Outgoing next;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      // A direct send (send()) in flight goes first: messages leave in the
-      // order they were given.
-      wake_.wait(lock, [&] {
-        return (!queue_.empty() && !sending_) || finalized_;
-      });
+      wake_.wait(lock, [&] { return !queue_.empty() || finalized_; });
       if (queue_.empty())
         return;
+      // Post what waits to be posted, in order, then complete the oldest.
+      for (Outgoing &queued : queue_)
+        if (!queued.isPosted)
+          post(queued);
+      unposted_ = 0;
       next = std::move(queue_.front());
       queue_.pop_front();
       ++sending_;
     }
-    MPI_Request request;
-    MPI_Isend(next.message.data(), int(next.message.size()), MPI_BYTE,
-              next.destination, kControlTag, MPI_COMM_WORLD, &request);
-    waitQuietly(request, next.message.size(), keepSpinning);
+    waitQuietly(next.control, next.message.size(), keepSpinning);
     for (uint64_t done = 0; done < next.length;) {
-      int count = int(std::min(kChunkBytes, next.length - done));
-      MPI_Isend(next.data + done, count, MPI_BYTE, next.destination,
-                next.dataTag, MPI_COMM_WORLD, &request);
-      waitQuietly(request, uint64_t(count), keepSpinning);
-      done += uint64_t(count);
+      uint64_t count = next.posted - done;
+      waitQuietly(next.chunk, count, keepSpinning);
+      done = next.posted;
+      if (done == next.length)
+        break;
+      next.posted = done + std::min(kChunkBytes, next.length - done);
+      MPI_Isend(next.data + done, int(next.posted - done), MPI_BYTE,
+                next.destination, next.dataTag, MPI_COMM_WORLD, &next.chunk);
     }
     noteActivity(); // The answer may come soon: the progress thread spins.
     if (next.sent)
@@ -340,7 +371,9 @@ void Transport::shutdown() {
     if (finalized_)
       return;
     // What is queued goes out first (a Shutdown message among it).
-    stopped_.wait(lock, [&] { return queue_.empty() && !sending_; });
+    stopped_.wait(lock, [&] {
+      return queue_.empty() && !sending_ && !directPosts_;
+    });
     stopping_ = true;
   }
   if (progress_.joinable() && progress_.get_id() != std::this_thread::get_id())

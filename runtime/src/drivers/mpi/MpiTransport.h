@@ -1,10 +1,13 @@
 //===- MpiTransport.h - messages between ranks for remote devices -*- C++ -*-===//
 //
 // The process-wide MPI link of the mpi driver (docs/distributed.md): MPI is
-// initialized once with MPI_THREAD_MULTIPLE; a sender thread sends queued
-// messages in order (non-blocking sends it waits for, so a large transfer
-// never blocks the thread that queued it; waits test and sleep rather than
-// spin, as OpenMPI's blocking calls do), and a progress thread receives
+// initialized once with MPI_THREAD_MULTIPLE; messages leave in the order
+// given: a small one is posted by the thread that gives it (MPI buffers
+// it), a larger one by a sender thread, which completes the posted sends
+// in order (non-blocking sends it waits for, so a large transfer never
+// blocks the thread that gave it; waits test, then sleep, rather than spin
+// for as long as they wait, as OpenMPI's blocking calls do), and a progress
+// thread receives
 // control messages and hands them to the installed handler, in arrival
 // order except that an Urgent message may pass Deferrable ones
 // (Order, below). The progress thread probes with MPI_Iprobe: back to back,
@@ -17,8 +20,9 @@
 //
 // Message framing: a control message is one MPI message on kControlTag whose
 // bytes are a MessageKind and its fields (Writer/Reader). Bulk bytes travel
-// as chunks of at most kChunkBytes on a data tag the message names, sent
-// right after it by the same sender thread, so the receiver's progress
+// as chunks of at most kChunkBytes on a data tag the message names, posted
+// right after it (the first chunk with it, the next ones by the sender
+// thread as each completes), so the receiver's progress
 // thread receives them in place (MPI_Recv into the buffer) after reading the
 // control message.
 //
@@ -33,6 +37,8 @@
 #define FLEET_RUNTIME_DRIVERS_MPI_MPITRANSPORT_H
 
 #include "fleet/runtime/hal/Status.h"
+
+#include <mpi.h>
 
 #include <atomic>
 #include <chrono>
@@ -148,14 +154,13 @@ public:
   /// a classifier every message is Fifo.
   void start(Handler handler, Classifier classifier = {});
 
-  /// Sends a control message to `destination`: from the calling thread
-  /// when it is small (kDirectBytes) and nothing is queued or being sent
-  /// (then it cannot pass an earlier message), else queued for the sender
-  /// thread.
+  /// Sends a control message to `destination` (never blocks on the
+  /// receiver).
   void send(int destination, std::vector<uint8_t> message);
-  /// Queues a control message followed by `length` bytes at `data` as
+  /// Sends a control message followed by `length` bytes at `data` as
   /// chunks on `dataTag`; `data` must stay valid until `sent` runs (on the
-  /// sender thread, after the last chunk).
+  /// sender thread, after the last chunk). Messages leave in the order of
+  /// the calls that give them.
   void sendWithData(int destination, std::vector<uint8_t> message,
                     const uint8_t *data, uint64_t length, int dataTag,
                     std::function<void()> sent = {});
@@ -194,6 +199,9 @@ private:
             lastActivityNs_.load(std::memory_order_relaxed)));
   }
 
+  /// A message given to send or sendWithData: posted by the thread that
+  /// gave it when it is small, else by the sender thread, which completes
+  /// it (and posts the rest of its chunks).
   struct Outgoing {
     int destination;
     std::vector<uint8_t> message;
@@ -201,7 +209,15 @@ private:
     uint64_t length = 0;
     int dataTag = 0;
     std::function<void()> sent;
+    /// The control message's request, then the chunk in flight's
+    /// (adjacent: one MPI_Testall tests both), and the bytes posted so far.
+    MPI_Request control = MPI_REQUEST_NULL;
+    MPI_Request chunk = MPI_REQUEST_NULL;
+    uint64_t posted = 0;
+    bool isPosted = false;
   };
+  /// Posts `next`'s control message and first chunk (under mutex_).
+  void post(Outgoing &next);
 
   /// Receives every control message MPI has ready into backlog_, without
   /// blocking; true when any came.
@@ -224,8 +240,13 @@ private:
   std::condition_variable wake_;
   std::condition_variable stopped_;
   std::deque<Outgoing> queue_;
-  /// Messages being sent, by the sender thread or directly by send().
+  /// Whether the sender thread is completing a message it took off queue_.
   int sending_ = 0;
+  /// Messages in queue_ not posted yet: while there are any, later ones
+  /// queue behind them.
+  int unposted_ = 0;
+  /// Small messages being completed by the threads that posted them.
+  int directPosts_ = 0;
   std::atomic<bool> stopping_{false};
   std::atomic<int> pendingWork_{0};
   /// When this rank last sent or received a message (steady clock ns).
