@@ -7,6 +7,7 @@ process used in that window (utime + stime from /proc/PID/stat) must stay
 under 5% of one core, then the module is sent and the run must succeed.
 """
 import os
+import re
 import subprocess
 import sys
 import time
@@ -26,11 +27,31 @@ def ranks():
     return {pid: cpu for pid, (_, cpu) in fleet_runs(b"--module=-").items()}
 
 
+def transport_slices(pids):
+    """Scheduler slices (ns) of the ranks' transport threads (fleet-mpi-*),
+    from /proc/PID/task/TID/sched; None where the kernel shows none."""
+    slices = []
+    for pid in pids:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    name = f.read().strip()
+                with open(f"/proc/{pid}/task/{tid}/sched") as f:
+                    sched = f.read()
+            except OSError:
+                continue
+            if name.startswith("fleet-mpi-"):
+                match = re.search(r"^se\.slice\s*:\s*(\d+)", sched, re.M)
+                slices.append(int(match.group(1)) if match else None)
+    return slices
+
+
 deadline = time.time() + 30
 while len(ranks()) < 2 and time.time() < deadline:
     time.sleep(0.1)
 time.sleep(1.0)  # Device creation done: rank 0 now waits on stdin.
 before = ranks()
+slices = transport_slices(before)
 time.sleep(2.0)
 after = ranks()
 with open(module, "rb") as f:
@@ -46,6 +67,15 @@ for pid, start in before.items():
     worst = max(worst, share)
     print(f"rank process {pid}: {used:.3f} s CPU in 2 s idle ({share:.1%})")
 print(f"idle CPU: worst rank {worst:.1%} of a core")
+# Each rank's sender and progress threads ask for a 100 us slice
+# (MpiTransport.cpp configureThread), where the kernel shows slices.
+shown = [s for s in slices if s is not None]
+print(f"transport threads: {len(slices)}, slices "
+      f"{sorted(set(shown)) if shown else 'not shown by this kernel'}")
+if len(slices) < 4:
+    sys.exit("expected a sender and a progress thread in each rank")
+if shown and set(shown) != {100000}:
+    sys.exit("a transport thread's slice is not 100 us")
 if worst >= 0.05:
     sys.exit("a rank used 5% of a core or more while idle")
 if proc.returncode != 0:
