@@ -59,10 +59,18 @@ util.func public @fused_pad(%x: tensor<4x5xf32>) -> tensor<6x5xf32> {
 
 // -----
 
-// linalg.softmax is decomposed (AggregatedOpInterface) into generics.
+// linalg.softmax is decomposed (AggregatedOpInterface) into generics; the
+// last one multiplies each exp by the reciprocal of its row's sum.
 // CHECK-LABEL: util.func public @softmax
 // CHECK-NOT: linalg.softmax
 // CHECK: flow.dispatch
+// CHECK-LABEL: func.func @softmax_dispatch_0
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<3x7xf32>, tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[E:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[R:.+]] = arith.divf %cst{{.*}}, %[[S]] : f32
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[E]], %[[R]] : f32
+// CHECK-NEXT: linalg.yield %[[P]]
 util.func public @softmax(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
   %e = tensor.empty() : tensor<3x7xf32>
   %s = linalg.softmax dimension(1) ins(%x : tensor<3x7xf32>) outs(%e : tensor<3x7xf32>) -> tensor<3x7xf32>
