@@ -547,9 +547,15 @@ static void multiplyByReciprocal(RewriterBase &rewriter, Value result) {
       divide.getLhs() != body.getArgument(0) ||
       divide.getRhs() != body.getArgument(1))
     return;
-  // The divisor must be the same along some loop the dividend varies in.
+  // The divisor must be the same along the innermost loop (the row the
+  // kernel walks; a softmax over another dimension would pay a division
+  // and a multiplication per element), and f32 or f64 (in f16 the second
+  // rounding would cost more than an ulp).
   AffineMap divisorMap = generic.getIndexingMapsArray()[1];
-  if (divisorMap.getNumResults() >= generic.getNumLoops())
+  unsigned innermost = generic.getNumLoops() - 1;
+  if (!divisorMap.isProjectedPermutation() ||
+      divisorMap.isFunctionOfDim(innermost) ||
+      !(divide.getType().isF32() || divide.getType().isF64()))
     return;
   rewriter.setInsertionPoint(divide);
   Location loc = divide.getLoc();

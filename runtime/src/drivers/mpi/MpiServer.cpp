@@ -206,7 +206,7 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
     uint64_t size = reader.get<uint64_t>();
     auto type = hal::MemoryType(reader.get<uint32_t>());
     auto usage = hal::BufferUsage(reader.get<uint32_t>());
-    bool zeroed = reader.get<uint8_t>() != 0;
+    bool zeroed = reader.get<uint8_t>() != 0 || reader.failed;
     std::lock_guard<std::mutex> lock(mutex_);
     Ref<hal::Device> device = devices_[deviceId];
     // A queue alloca's contents are undefined: its (reused) block is not
@@ -217,6 +217,9 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
         : zeroed ? device->allocator().allocate(type, usage, size)
                  : device->allocator().createUncommitted(type, usage, size);
     Status status = buffer.status();
+    if (status.ok() && !zeroed)
+      status = device->allocator().checkCompatibility(
+          "hal.device.queue.alloca", type, usage);
     if (status.ok() && !zeroed)
       status = device->allocator().commit(**buffer, /*zeroed=*/false);
     if (status.ok())

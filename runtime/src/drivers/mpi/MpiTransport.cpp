@@ -38,12 +38,13 @@ constexpr uint64_t kBulkBytes = 4ull << 20;
 void waitQuietly(MPI_Request &request, uint64_t bytes,
                  const std::function<void()> &spinning) {
   // Shared memory moves a message fragment by fragment, and only while both
-  // sides call into MPI: test back to back, yielding the core to any
-  // runnable thread between tests, for 5 ms plus the time the bytes take at
-  // 0.5 GB/s. Sleeping between tests while the bytes flowed throttled a
-  // 64 MiB transfer from 13 to ~95 ms (a fragment or two per wake-up).
-  // Past that budget the peer is elsewhere (a rendezvous the other side has
-  // not reached yet): sleep between tests.
+  // sides call into MPI: test back to back for 5 ms plus the time the bytes
+  // take at 0.5 GB/s (sleeping between tests while the bytes flowed
+  // throttled a 64 MiB transfer from 13 to ~95 ms, a fragment or two per
+  // wake-up; yielding the core between tests let a device worker keep it
+  // for its whole slice and made bench row MP1 0.55-0.60 instead of
+  // 0.64-0.66). Past that budget the peer is elsewhere (a rendezvous the
+  // other side has not reached yet): sleep between tests.
   auto start = std::chrono::steady_clock::now();
   auto spinUntil = start + std::chrono::milliseconds(5) +
                    std::chrono::microseconds(bytes / 500);
@@ -85,18 +86,23 @@ void configureThread(const char *name) {
     const char *env = std::getenv("FLEET_MPI_SLICE_US");
     return env ? std::max(0L, std::atol(env)) : 100L;
   }();
-  if (sliceUs) {
-    struct { // The kernel's struct sched_attr (linux/sched/types.h).
-      uint32_t size, sched_policy;
-      uint64_t sched_flags;
-      int32_t sched_nice;
-      uint32_t sched_priority;
-      uint64_t sched_runtime, sched_deadline, sched_period;
-      uint32_t sched_util_min, sched_util_max;
-    } attr;
-    std::memset(&attr, 0, sizeof(attr));
+  struct { // The kernel's struct sched_attr (linux/sched/types.h).
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+    uint32_t sched_util_min, sched_util_max;
+  } attr;
+  std::memset(&attr, 0, sizeof(attr));
+  // Only the slice changes: the policy and nice the thread inherited (a
+  // user's `nice` or `chrt`) stay; a real-time or idle thread keeps its
+  // policy and gets no slice.
+  if (sliceUs &&
+      syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0) == 0 &&
+      (attr.sched_policy == SCHED_OTHER || attr.sched_policy == SCHED_BATCH)) {
     attr.size = sizeof(attr);
-    attr.sched_policy = SCHED_OTHER;
+    attr.sched_flags = 0;
     attr.sched_runtime = uint64_t(sliceUs) * 1000; // ns
     (void)syscall(SYS_sched_setattr, 0, &attr, 0);
   }
@@ -201,11 +207,15 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
   int done = 0;
   auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
   do
-    MPI_Testall(2, &next.control, &done, MPI_STATUSES_IGNORE);
+    MPI_Testall(2, next.requests, &done, MPI_STATUSES_IGNORE);
   while (!done && std::chrono::steady_clock::now() < until);
   lock.lock();
   --directPosts_;
-  stopped_.notify_all(); // shutdown() waits for direct posts.
+  stopped_.notify_all(); // shutdown() waits for direct posts,
+  if (finalized_)
+    wake_.notify_all(); // and so does the sender thread before it exits
+                        // (not woken otherwise: each wake-up costs a
+                        // context switch on a busy core).
   if (!done) {
     queue_.push_back(std::move(next));
     wake_.notify_all();
@@ -218,13 +228,13 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
 
 void Transport::post(Outgoing &next) {
   MPI_Isend(next.message.data(), int(next.message.size()), MPI_BYTE,
-            next.destination, kControlTag, MPI_COMM_WORLD, &next.control);
+            next.destination, kControlTag, MPI_COMM_WORLD, &next.requests[0]);
   next.posted = 0;
-  next.chunk = MPI_REQUEST_NULL;
+  next.requests[1] = MPI_REQUEST_NULL;
   if (next.length) {
     next.posted = std::min(kChunkBytes, next.length);
     MPI_Isend(next.data, int(next.posted), MPI_BYTE, next.destination,
-              next.dataTag, MPI_COMM_WORLD, &next.chunk);
+              next.dataTag, MPI_COMM_WORLD, &next.requests[1]);
   }
   next.isPosted = true;
 }
@@ -264,7 +274,11 @@ void Transport::senderLoop() {
     Outgoing next;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return !queue_.empty() || finalized_; });
+      // Once finalized, it exits when nothing is queued and no direct post
+      // may still hand it a message.
+      wake_.wait(lock, [&] {
+        return !queue_.empty() || (finalized_ && !directPosts_);
+      });
       if (queue_.empty())
         return;
       // Post what waits to be posted, in order, then complete the oldest.
@@ -276,16 +290,17 @@ void Transport::senderLoop() {
       queue_.pop_front();
       ++sending_;
     }
-    waitQuietly(next.control, next.message.size(), keepSpinning);
+    waitQuietly(next.requests[0], next.message.size(), keepSpinning);
     for (uint64_t done = 0; done < next.length;) {
       uint64_t count = next.posted - done;
-      waitQuietly(next.chunk, count, keepSpinning);
+      waitQuietly(next.requests[1], count, keepSpinning);
       done = next.posted;
       if (done == next.length)
         break;
       next.posted = done + std::min(kChunkBytes, next.length - done);
       MPI_Isend(next.data + done, int(next.posted - done), MPI_BYTE,
-                next.destination, next.dataTag, MPI_COMM_WORLD, &next.chunk);
+                next.destination, next.dataTag, MPI_COMM_WORLD,
+                &next.requests[1]);
     }
     noteActivity(); // The answer may come soon: the progress thread spins.
     if (next.sent)

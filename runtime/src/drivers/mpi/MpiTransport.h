@@ -158,9 +158,10 @@ public:
   /// receiver).
   void send(int destination, std::vector<uint8_t> message);
   /// Sends a control message followed by `length` bytes at `data` as
-  /// chunks on `dataTag`; `data` must stay valid until `sent` runs (on the
-  /// sender thread, after the last chunk). Messages leave in the order of
-  /// the calls that give them.
+  /// chunks on `dataTag`; `data` must stay valid until `sent` runs (after
+  /// the last chunk: on the sender thread, or on the calling thread when a
+  /// small message completes at once, so `sent` must not expect either).
+  /// Messages leave in the order of the calls that give them.
   void sendWithData(int destination, std::vector<uint8_t> message,
                     const uint8_t *data, uint64_t length, int dataTag,
                     std::function<void()> sent = {});
@@ -209,10 +210,9 @@ private:
     uint64_t length = 0;
     int dataTag = 0;
     std::function<void()> sent;
-    /// The control message's request, then the chunk in flight's
-    /// (adjacent: one MPI_Testall tests both), and the bytes posted so far.
-    MPI_Request control = MPI_REQUEST_NULL;
-    MPI_Request chunk = MPI_REQUEST_NULL;
+    /// [0]: the control message's send, [1]: the chunk in flight's (one
+    /// MPI_Testall tests both); and the bytes posted so far.
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     uint64_t posted = 0;
     bool isPosted = false;
   };

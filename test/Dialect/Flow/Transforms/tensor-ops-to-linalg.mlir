@@ -79,6 +79,22 @@ util.func public @softmax(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
 
 // -----
 
+// A softmax over the outer dimension keeps its division: the divisor
+// changes along the innermost loop, so a reciprocal would be one more
+// division per element, not one per row.
+// CHECK-LABEL: func.func @softmax_columns_dispatch_3
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[E:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: arith.divf %[[E]], %[[S]] : f32
+// CHECK-NOT: arith.mulf
+util.func public @softmax_columns(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
+  %e = tensor.empty() : tensor<3x7xf32>
+  %s = linalg.softmax dimension(0) ins(%x : tensor<3x7xf32>) outs(%e : tensor<3x7xf32>) -> tensor<3x7xf32>
+  util.return %s : tensor<3x7xf32>
+}
+
+// -----
+
 // A gather's computed index is clamped into the table's rows.
 // CHECK-LABEL: func.func @gather_dispatch_0
 // CHECK: %[[I:.+]] = arith.index_cast
