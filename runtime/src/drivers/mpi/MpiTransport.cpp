@@ -34,9 +34,11 @@ constexpr uint64_t kBulkBytes = 4ull << 20;
 /// for long when the peer is not there: OpenMPI's blocking calls busy-poll
 /// for as long as they wait, which on a loaded host steals the core from
 /// the device workers. `spinning` runs between tests while it spins, for
-/// messages of kBulkBytes or more.
+/// messages of kBulkBytes or more; `between`, when given, between any two
+/// tests.
 void waitQuietly(MPI_Request &request, uint64_t bytes,
-                 const std::function<void()> &spinning) {
+                 const std::function<void()> &spinning,
+                 const std::function<void()> &between = {}) {
   // Shared memory moves a message fragment by fragment, and only while both
   // sides call into MPI: test back to back for 5 ms plus the time the bytes
   // take at 0.5 GB/s (sleeping between tests while the bytes flowed
@@ -54,6 +56,8 @@ void waitQuietly(MPI_Request &request, uint64_t bytes,
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (done)
       return;
+    if (between)
+      between();
     if (std::chrono::steady_clock::now() < spinUntil) {
       if (bytes >= kBulkBytes)
         spinning();
@@ -226,6 +230,15 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
     next.sent();
 }
 
+void Transport::postQueued() {
+  if (!unposted_)
+    return;
+  for (Outgoing &queued : queue_)
+    if (!queued.isPosted)
+      post(queued);
+  unposted_ = 0;
+}
+
 void Transport::post(Outgoing &next) {
   MPI_Isend(next.message.data(), int(next.message.size()), MPI_BYTE,
             next.destination, kControlTag, MPI_COMM_WORLD, &next.requests[0]);
@@ -270,6 +283,14 @@ void Transport::senderLoop() {
   // one waking from sleeps every 50 us slowed a 64 MiB transfer from 9.5
   // to 11.3 ms.
   auto keepSpinning = [this] { noteActivity(); };
+  // While it waits for one message, what was given meanwhile is posted: it
+  // does not wait behind a large transfer (or a rank that stopped reading).
+  auto postGiven = [this] {
+    if (!unposted_.load(std::memory_order_relaxed))
+      return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    postQueued();
+  };
   while (true) {
     Outgoing next;
     {
@@ -282,18 +303,16 @@ void Transport::senderLoop() {
       if (queue_.empty())
         return;
       // Post what waits to be posted, in order, then complete the oldest.
-      for (Outgoing &queued : queue_)
-        if (!queued.isPosted)
-          post(queued);
-      unposted_ = 0;
+      postQueued();
       next = std::move(queue_.front());
       queue_.pop_front();
       ++sending_;
     }
-    waitQuietly(next.requests[0], next.message.size(), keepSpinning);
+    waitQuietly(next.requests[0], next.message.size(), keepSpinning,
+                postGiven);
     for (uint64_t done = 0; done < next.length;) {
       uint64_t count = next.posted - done;
-      waitQuietly(next.requests[1], count, keepSpinning);
+      waitQuietly(next.requests[1], count, keepSpinning, postGiven);
       done = next.posted;
       if (done == next.length)
         break;

@@ -218,6 +218,8 @@ private:
   };
   /// Posts `next`'s control message and first chunk (under mutex_).
   void post(Outgoing &next);
+  /// Posts every message in queue_ not posted yet, in order (under mutex_).
+  void postQueued();
 
   /// Receives every control message MPI has ready into backlog_, without
   /// blocking; true when any came.
@@ -243,8 +245,9 @@ private:
   /// Whether the sender thread is completing a message it took off queue_.
   int sending_ = 0;
   /// Messages in queue_ not posted yet: while there are any, later ones
-  /// queue behind them.
-  int unposted_ = 0;
+  /// queue behind them. Written under mutex_; the sender thread reads it
+  /// without the lock between its tests.
+  std::atomic<int> unposted_{0};
   /// Small messages being completed by the threads that posted them.
   int directPosts_ = 0;
   std::atomic<bool> stopping_{false};
