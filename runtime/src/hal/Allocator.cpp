@@ -229,12 +229,13 @@ void Allocator::decommit(Buffer &buffer) {
 }
 
 StatusOr<Ref<Buffer>> Allocator::allocate(MemoryType type, BufferUsage usage,
-                                          uint64_t byteSize) {
+                                          uint64_t byteSize, bool zeroed) {
   FLEET_RETURN_IF_ERROR(
       checkCompatibility("hal.allocator.allocate", type, usage));
   FLEET_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
                          createUncommitted(type, usage, byteSize));
-  FLEET_RETURN_IF_ERROR(commit(*buffer).withContext("hal.allocator.allocate"));
+  FLEET_RETURN_IF_ERROR(
+      commit(*buffer, zeroed).withContext("hal.allocator.allocate"));
   return buffer;
 }
 

@@ -212,20 +212,13 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
     // A queue alloca's contents are undefined: its (reused) block is not
     // zeroed, which took ~1 ms per 64 MiB buffer.
     hal::StatusOr<Ref<Buffer>> buffer =
-        !device ? hal::StatusOr<Ref<Buffer>>(
-                      Status(StatusCode::NotFound, "no such device"))
-        : zeroed ? device->allocator().allocate(type, usage, size)
-                 : device->allocator().createUncommitted(type, usage, size);
-    Status status = buffer.status();
-    if (status.ok() && !zeroed)
-      status = device->allocator().checkCompatibility(
-          "hal.device.queue.alloca", type, usage);
-    if (status.ok() && !zeroed)
-      status = device->allocator().commit(**buffer, /*zeroed=*/false);
-    if (status.ok())
+        device ? device->allocator().allocate(type, usage, size, zeroed)
+               : hal::StatusOr<Ref<Buffer>>(
+                     Status(StatusCode::NotFound, "no such device"));
+    if (buffer.ok())
       buffers_[id] = *buffer;
     else
-      failedBuffers_[id] = status;
+      failedBuffers_[id] = buffer.status();
     return;
   }
   case MessageKind::Free: {

@@ -306,7 +306,7 @@ void Transport::senderLoop() {
       postQueued();
       next = std::move(queue_.front());
       queue_.pop_front();
-      ++sending_;
+      sending_ = true;
     }
     waitQuietly(next.requests[0], next.message.size(), keepSpinning,
                 postGiven);
@@ -326,7 +326,8 @@ void Transport::senderLoop() {
       next.sent();
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--sending_ == 0 && queue_.empty())
+      sending_ = false;
+      if (queue_.empty())
         stopped_.notify_all(); // shutdown() waits until all is sent.
     }
   }

@@ -243,7 +243,7 @@ private:
   std::condition_variable stopped_;
   std::deque<Outgoing> queue_;
   /// Whether the sender thread is completing a message it took off queue_.
-  int sending_ = 0;
+  bool sending_ = false;
   /// Messages in queue_ not posted yet: while there are any, later ones
   /// queue behind them. Written under mutex_; the sender thread reads it
   /// without the lock between its tests.

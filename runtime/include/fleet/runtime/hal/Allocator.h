@@ -57,9 +57,12 @@ public:
     return checkCompatibility({}, type, usage).ok();
   }
 
-  /// `hal.allocator.allocate`: synchronous allocation, zero-filled.
+  /// `hal.allocator.allocate`: synchronous allocation, zero-filled. With
+  /// `zeroed` false the contents are undefined, as a queue_alloca's (a
+  /// reused block is handed out as it was left): drivers that make a
+  /// queue_alloca's memory at once (a device server) use it.
   StatusOr<Ref<Buffer>> allocate(MemoryType type, BufferUsage usage,
-                                 uint64_t byteSize);
+                                 uint64_t byteSize, bool zeroed = true);
 
   /// `hal.allocator.import`: wraps caller-owned host memory. `release` runs
   /// when the buffer dies (may be empty). The memory must stay valid until
