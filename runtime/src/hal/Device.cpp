@@ -497,9 +497,12 @@ void Device::noteExecuted(bool failed, uint64_t busyNanoseconds) {
 void Device::noteRetired() {
   retired_.fetch_add(1, std::memory_order_seq_cst);
   // Dekker with waitIdle: both sides use seq_cst so one of them sees the
-  // other; the lock orders the notify after the waiter's predicate check.
+  // other; taking the lock orders the notify after the waiter's predicate
+  // check. The notify follows the unlock: a waiter woken under the lock
+  // would block on it at once, and a waiter sharing this thread's core
+  // then needs a second wake-up (the device outlives both).
   if (idleWaiters_.load(std::memory_order_seq_cst) != 0) {
-    std::lock_guard<std::mutex> lock(idleMutex_);
+    { std::lock_guard<std::mutex> lock(idleMutex_); }
     idleCondition_.notify_all();
   }
 }

@@ -14,6 +14,7 @@
 #include "fleet/runtime/hal/Trace.h"
 
 #include <condition_variable>
+#include <memory>
 #include <cstdio>
 #include <vector>
 
@@ -96,6 +97,14 @@ void Semaphore::fire(Timepoint *list, const Status &status) {
 }
 
 Status Semaphore::signal(uint64_t value) {
+  StatusOr<Timepoint *> satisfied = signalDeferred(value);
+  if (!satisfied.ok())
+    return satisfied.status();
+  fire(*satisfied, Status());
+  return Status();
+}
+
+StatusOr<Timepoint *> Semaphore::signalDeferred(uint64_t value) {
   if (value == kFailedValue)
     return makeStatus(StatusCode::InvalidArgument, "signal of ", describe(),
                       " to the reserved failure value");
@@ -112,8 +121,7 @@ Status Semaphore::signal(uint64_t value) {
     payload_.store(value, std::memory_order_release);
     satisfied = takeSatisfiedLocked();
   }
-  fire(satisfied, Status());
-  return Status();
+  return satisfied;
 }
 
 void Semaphore::fail(Status status) {
@@ -186,8 +194,12 @@ Status Semaphore::wait(uint64_t value, Timeout timeout) {
 
 namespace {
 
-/// Shared by the timepoints of one blocking wait; lives on the waiter's stack.
-struct HostWaiter {
+/// Shared by the timepoints of one blocking wait. Owned by the waiting
+/// thread and, while they notify, by the callbacks: a callback notifies
+/// after unlocking (a waiter woken under the lock would block on it at
+/// once, and on a shared core need a second wake-up: ~5 us of each host
+/// wait), so it must not depend on the waiter still being there.
+struct HostWaiter : std::enable_shared_from_this<HostWaiter> {
   std::mutex mutex;
   std::condition_variable condition;
   size_t remaining = 0; // values still needed (1 for Any)
@@ -197,19 +209,22 @@ struct HostWaiter {
 };
 
 void hostTimepointFired(Timepoint &timepoint, const Status &status) {
-  auto &waiter = *static_cast<HostWaiter *>(timepoint.userData);
-  // Notify while holding the lock: once it is released the waiter may
-  // return and destroy itself.
-  std::lock_guard<std::mutex> lock(waiter.mutex);
-  ++waiter.fired;
-  if (!status.ok()) {
-    if (waiter.failure.ok())
-      waiter.failure = status;
-    waiter.done = true;
-  } else if (waiter.remaining > 0 && --waiter.remaining == 0) {
-    waiter.done = true;
+  // Taken before `fired` counts this callback: the waiter returns only
+  // after that.
+  std::shared_ptr<HostWaiter> waiter =
+      static_cast<HostWaiter *>(timepoint.userData)->shared_from_this();
+  {
+    std::lock_guard<std::mutex> lock(waiter->mutex);
+    ++waiter->fired;
+    if (!status.ok()) {
+      if (waiter->failure.ok())
+        waiter->failure = status;
+      waiter->done = true;
+    } else if (waiter->remaining > 0 && --waiter->remaining == 0) {
+      waiter->done = true;
+    }
   }
-  waiter.condition.notify_all();
+  waiter->condition.notify_all();
 }
 
 std::string describePending(Span<const SemaphoreValue> semaphores) {
@@ -280,7 +295,8 @@ Status waitSemaphores(WaitMode mode, Span<const SemaphoreValue> semaphores,
 
   bool timing = timingEnabled();
   uint64_t start = timing ? monotonicNanoseconds() : 0;
-  HostWaiter waiter;
+  auto shared = std::make_shared<HostWaiter>();
+  HostWaiter &waiter = *shared;
   std::vector<Timepoint> timepoints(semaphores.size());
   size_t enqueued = 0;
   {

@@ -189,11 +189,18 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
   Outgoing next{destination, std::move(message), data, length, dataTag,
                 std::move(sent)};
   noteActivity(); // The answer may come soon: the progress thread spins.
-  if (unposted_ || next.message.size() + length > kEagerBytes) {
-    // After a message not posted yet, or one MPI sends by rendezvous (the
-    // thread that posts it should be the one that drives it): the sender
-    // thread posts it.
+  if (unposted_) {
+    // After a message not posted yet: the sender thread posts it.
     ++unposted_;
+    queue_.push_back(std::move(next));
+    wake_.notify_all();
+    return;
+  }
+  if (next.message.size() + length > kEagerBytes) {
+    // MPI sends it by rendezvous: posted here, so the receiver can match
+    // it while the sender thread wakes to drive and complete it (~8 us of
+    // a 1 MiB transfer's call, bench row MP3-1MiB).
+    post(next);
     queue_.push_back(std::move(next));
     wake_.notify_all();
     return;

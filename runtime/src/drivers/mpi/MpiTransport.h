@@ -2,9 +2,11 @@
 //
 // The process-wide MPI link of the mpi driver (docs/distributed.md): MPI is
 // initialized once with MPI_THREAD_MULTIPLE; messages leave in the order
-// given: a small one is posted by the thread that gives it (MPI buffers
-// it), a larger one by a sender thread, which completes the posted sends
-// in order (non-blocking sends it waits for, so a large transfer never
+// given: the thread that gives a message posts it unless one given before
+// still waits to be posted (then a sender thread posts it); a small one
+// completes at once (MPI buffers it), and the sender thread completes the
+// larger ones in order, posting their further chunks (non-blocking sends
+// it waits for, so a large transfer never
 // blocks the thread that gave it; waits test, then sleep, rather than spin
 // for as long as they wait, as OpenMPI's blocking calls do), and a progress
 // thread receives
@@ -201,8 +203,9 @@ private:
   }
 
   /// A message given to send or sendWithData: posted by the thread that
-  /// gave it when it is small, else by the sender thread, which completes
-  /// it (and posts the rest of its chunks).
+  /// gave it when nothing given before waits to be posted, else by the
+  /// sender thread, which completes it unless it is small and completed at
+  /// once (and posts the rest of its chunks).
   struct Outgoing {
     int destination;
     std::vector<uint8_t> message;

@@ -83,6 +83,14 @@ public:
   Status failureStatus() const;
 
   Status signal(uint64_t value);
+  /// signal() in two steps, for a signaller that publishes more before
+  /// anything waiting on the value runs (a device retiring the op first: a
+  /// host thread woken by the value and then waiting for idle need not
+  /// block again): sets the payload and returns the timepoints it
+  /// satisfied (null when none), which the caller then passes to
+  /// fireSignalled() of this semaphore. Errors as signal()'s.
+  StatusOr<Timepoint *> signalDeferred(uint64_t value);
+  void fireSignalled(Timepoint *satisfied) { fire(satisfied, Status()); }
   /// Fails the semaphore with a non-OK status (the first failure sticks).
   void fail(Status status);
   /// Blocks until the payload reaches `value`, the semaphore fails, or the
