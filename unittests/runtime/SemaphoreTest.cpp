@@ -168,6 +168,38 @@ TEST(SemaphoreTest, TimepointsFireOnceAndCancel) {
   EXPECT_EQ(record.fired, 1);
 }
 
+TEST(SemaphoreTest, DeferredSignalPublishesBeforeWaitersRun) {
+  // signalDeferred sets the payload at once; what waits on the value runs
+  // only in fireSignalled (a device retires its op in between).
+  Ref<Semaphore> semaphore = Semaphore::create(0);
+  int fired = 0;
+  Timepoint timepoint;
+  timepoint.value = 2;
+  timepoint.userData = &fired;
+  timepoint.callback = [](Timepoint &tp, const Status &status) {
+    ++*static_cast<int *>(tp.userData);
+    EXPECT_TRUE(status.ok());
+  };
+  Status immediate;
+  ASSERT_TRUE(semaphore->enqueueTimepoint(timepoint, immediate));
+  StatusOr<Timepoint *> none = semaphore->signalDeferred(1);
+  FLEET_ASSERT_OK(none.status());
+  EXPECT_EQ(*none, nullptr);
+  StatusOr<Timepoint *> satisfied = semaphore->signalDeferred(2);
+  FLEET_ASSERT_OK(satisfied.status());
+  EXPECT_EQ(*satisfied, &timepoint);
+  EXPECT_EQ(*semaphore->query(), 2u);
+  EXPECT_EQ(fired, 0);
+  // A host wait for the published value returns without blocking.
+  FLEET_EXPECT_OK(semaphore->wait(2, Timeout::immediate()));
+  semaphore->fireSignalled(*satisfied);
+  EXPECT_EQ(fired, 1);
+  EXPECT_FALSE(semaphore->cancelTimepoint(timepoint));
+  // Errors as signal()'s.
+  EXPECT_EQ(semaphore->signalDeferred(2).status().code(),
+            StatusCode::InvalidArgument);
+}
+
 TEST(SemaphoreTest, WaitAllAcrossDevices) {
   Ref<Device> a = makeDevice("local-sync");
   Ref<Device> b = makeDevice("local-task");

@@ -389,11 +389,11 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   // slice of what it waited for, so the trace's arrow goes through it.
   if (!slice)
     slice = (op->wait ? op->wait->lastSignalerSlice() : 0);
-  // The op retires once its fences hold their values and before what
-  // waits on them runs: a host thread that wakes on a value and then waits
-  // for idle (on this thread's core) does not block again, nor wait for
-  // the housekeeping below (~10 us of a 1 MiB transfer's call). A Free or
-  // Forget that housekeeping sends may then follow a Shutdown; the server
+  // The op lets go of its buffers and retires once its fences hold their
+  // values, and before what waits on them runs: a host thread that wakes on
+  // a value and then waits for idle (on this thread's core) does not block
+  // again, nor wait for the sweep below (~10 us of a 1 MiB transfer's
+  // call). A Forget the sweep sends may then follow a Shutdown; the server
   // ignores it.
   std::vector<std::pair<Semaphore *, hal::Timepoint *>> satisfied;
   if (op->signal) {
@@ -417,10 +417,10 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
     }
   }
   Ref<hal::Device> keep = op->device;
+  op.reset();
   keep->noteRetired();
   for (auto [semaphore, timepoints] : satisfied)
     semaphore->fireSignalled(timepoints); // `signal` holds the semaphores.
-  op.reset();
   signal = Ref<hal::Fence>();
   std::vector<Ref<Semaphore>> dropped;
   {
