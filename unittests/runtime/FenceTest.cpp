@@ -48,6 +48,42 @@ TEST(FenceTest, JoinKeepsLargestValuePerSemaphore) {
   FLEET_EXPECT_OK(joined->query());
 }
 
+TEST(FenceTest, SignalRunsItsStepBeforeAnyWaiter) {
+  // signal(beforeWaiters): every value is set when the step runs, and no
+  // timepoint has fired yet.
+  Ref<Semaphore> s = Semaphore::create(0);
+  Ref<Semaphore> t = Semaphore::create(0);
+  Ref<Fence> fence = Fence::createAt(*s, 1);
+  Ref<Fence> other = Fence::createAt(*t, 2);
+  Fence *both[] = {fence.get(), other.get()};
+  fence = Fence::join(both);
+  int fired = 0;
+  Timepoint timepoints[2];
+  for (int i = 0; i < 2; ++i) {
+    timepoints[i].value = uint64_t(i + 1);
+    timepoints[i].userData = &fired;
+    timepoints[i].callback = [](Timepoint &tp, const Status &) {
+      ++*static_cast<int *>(tp.userData);
+    };
+    Status immediate;
+    ASSERT_TRUE((i ? t : s)->enqueueTimepoint(timepoints[i], immediate));
+  }
+  bool ran = false;
+  FLEET_ASSERT_OK(fence->signal([&] {
+    ran = true;
+    EXPECT_TRUE(s->reachedOrFailed(1));
+    EXPECT_TRUE(t->reachedOrFailed(2));
+    EXPECT_EQ(fired, 0);
+  }));
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(fired, 2);
+  // A value that does not rise is the first error; the step still runs.
+  ran = false;
+  EXPECT_EQ(fence->signal([&] { ran = true; }).code(),
+            StatusCode::InvalidArgument);
+  EXPECT_TRUE(ran);
+}
+
 TEST(FenceTest, SignalAndWaitFromAnotherThread) {
   Ref<Semaphore> s = Semaphore::create(0);
   Ref<Semaphore> t = Semaphore::create(5);

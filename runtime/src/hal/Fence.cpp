@@ -57,13 +57,23 @@ bool Fence::reachedOrFailed() const {
   return true;
 }
 
-Status Fence::signal() {
+Status Fence::signal(const std::function<void()> &beforeWaiters) {
   Status first;
+  InlineVector<std::pair<Semaphore *, Timepoint *>, 2> satisfied;
   for (const FenceEntry &entry : entries_) {
-    Status status = entry.semaphore->signal(entry.value);
-    if (!status.ok() && first.ok())
-      first = status.withContext("hal.fence.signal");
+    StatusOr<Timepoint *> taken = entry.semaphore->signalDeferred(entry.value);
+    if (!taken.ok()) {
+      if (first.ok())
+        first = taken.status().withContext("hal.fence.signal");
+      continue;
+    }
+    if (*taken)
+      satisfied.emplace_back(entry.semaphore.get(), *taken);
   }
+  if (beforeWaiters)
+    beforeWaiters();
+  for (auto [semaphore, timepoints] : satisfied)
+    semaphore->fireSignalled(timepoints);
   return first;
 }
 

@@ -4,7 +4,8 @@
 // (test/MPI/driver.test). Command buffers of a remote device that mix copies
 // from rank 0's memory, copies from another server's memory and copies in
 // place are split into a chain (docs/distributed.md "What crosses the
-// network"); every copy must land where its command says. Allocated memory
+// network"); every copy must land where its command says, and the chain's
+// signal fence holds its value once the device is idle. Allocated memory
 // reads as zeros.
 //
 //===----------------------------------------------------------------------===//
@@ -176,6 +177,35 @@ TEST_F(MpiDriverTest, AllocatedMemoryReadsZerosWhenItsBlockIsReused) {
   std::vector<uint8_t> bytes = run({}, *fresh, nullptr);
   for (uint64_t offset = 0; offset < 3 * kBytes; offset += kBytes)
     EXPECT_TRUE(holds(bytes, offset, 0)) << "at " << offset;
+}
+
+TEST_F(MpiDriverTest, SplitExecuteIsSignalledWhenTheDeviceIsIdle) {
+  // A command buffer with copies from rank 0's memory runs as a chain of
+  // ops; its own signal fence follows the chain's last step. Once the
+  // device is idle that fence holds its value (it once retired when the
+  // last step did, before the step's waiters ran).
+  hal::Device &device = *devices[2];
+  Ref<Buffer> source = host(0x66);
+  Ref<Buffer> target = remote(2, 2 * kBytes);
+  ASSERT_TRUE(source && target);
+  for (int round = 0; round < 200; ++round) {
+    auto created = hal::CommandBuffer::create(
+        device, hal::CommandBufferMode::OneShot, hal::CommandCategory::Any, 1);
+    FLEET_ASSERT_OK(created.status());
+    Ref<hal::CommandBuffer> commands = *created;
+    for (uint64_t offset : {uint64_t(0), kBytes})
+      FLEET_ASSERT_OK(commands->copyBuffer(BindingRef::of(*source, 0, kBytes),
+                                           BindingRef::of(*target, offset,
+                                                          kBytes),
+                                           kBytes));
+    FLEET_ASSERT_OK(commands->finalize());
+    Ref<hal::Semaphore> timeline = hal::Semaphore::create(0);
+    Ref<hal::Fence> executed = hal::Fence::createAt(*timeline, 1);
+    hal::CommandBuffer *list[] = {commands.get()};
+    FLEET_ASSERT_OK(device.queueExecute(1, nullptr, executed.get(), list));
+    FLEET_ASSERT_OK(device.waitIdle(testTimeout()));
+    ASSERT_TRUE(timeline->reachedOrFailed(1)) << "round " << round;
+  }
 }
 
 } // namespace

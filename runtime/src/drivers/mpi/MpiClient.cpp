@@ -393,8 +393,9 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   // values, and before what waits on them runs: a host thread that wakes on
   // a value and then waits for idle (on this thread's core) does not block
   // again, nor wait for the sweep below (~10 us of a 1 MiB transfer's
-  // call). A Forget the sweep sends may then follow a Shutdown; the server
-  // ignores it.
+  // call). A value a waiter forwards to a server, or a Forget of the
+  // sweep, may then follow a Shutdown; the server stops reading there
+  // (nothing of its waits on them: what did kept the device busy).
   std::vector<std::pair<Semaphore *, hal::Timepoint *>> satisfied;
   if (op->signal) {
     if (status.ok()) {

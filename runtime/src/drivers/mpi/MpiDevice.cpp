@@ -474,14 +474,25 @@ void MpiDevice::splitExecute(QueueOp &op) {
     if (signal)
       signal->fail(failed);
   } else if (signal) {
-    FenceWaiter::arm(last, [signal, last](Status reached) {
-      if (!reached.ok())
-        return signal->fail(reached);
+    // The op retires once its fence holds its value, before what waits on
+    // it runs (as Client::complete retires an op): the device is idle only
+    // then.
+    Ref<hal::Device> self(this);
+    FenceWaiter::arm(last, [signal, last, self](Status reached) {
+      auto retire = [&] {
+        self->noteExecuted(!reached.ok(), 0);
+        self->noteRetired();
+      };
+      if (!reached.ok()) {
+        signal->fail(reached);
+        return retire();
+      }
       // The trace's arrows go through the chain to its last step's cause.
       if (last)
         signal->setLastSignalerSlice(last->lastSignalerSlice());
-      (void)signal->signal();
+      (void)signal->signal(retire);
     });
+    return;
   }
   noteExecuted(!status.ok(), 0);
   noteRetired();

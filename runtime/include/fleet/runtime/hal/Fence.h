@@ -23,6 +23,8 @@
 #include "fleet/runtime/hal/InlineVector.h"
 #include "fleet/runtime/hal/Semaphore.h"
 
+#include <functional>
+
 namespace fleet::runtime::hal {
 
 struct FenceEntry {
@@ -54,7 +56,12 @@ public:
   void setLastSignalerSlice(uint64_t slice);
 
   /// `hal.fence.signal`: signals every semaphore to its value.
-  Status signal();
+  Status signal() { return signal({}); }
+  /// signal(), running `beforeWaiters` once every value is set and before
+  /// anything waiting on them runs (Semaphore::signalDeferred): a device
+  /// retires the op there, so a host thread woken by a value and then
+  /// waiting for idle does not block again.
+  Status signal(const std::function<void()> &beforeWaiters);
   /// `hal.fence.fail`: fails every semaphore.
   void fail(const Status &status);
   /// `hal.fence.await` on one fence.
