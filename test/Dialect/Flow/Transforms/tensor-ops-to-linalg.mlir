@@ -59,13 +59,32 @@ util.func public @fused_pad(%x: tensor<4x5xf32>) -> tensor<6x5xf32> {
 
 // -----
 
-// linalg.softmax is decomposed (AggregatedOpInterface) into generics; the
-// last one multiplies each exp by the reciprocal of its row's sum.
+// linalg.softmax is decomposed (AggregatedOpInterface) into generics; its
+// f32 exp of x - max(row), at most 0, is expanded for that range: clamped
+// at ln(FLT_MIN) (NaN kept), n = round(a * log2 e) by adding 1.5 * 2^23,
+// r = a - n ln 2 in two steps, a degree-6 polynomial, 2^n from n's bits,
+// 0 below the clamp. The last generic multiplies each exp by the
+// reciprocal of its row's sum.
 // CHECK-LABEL: util.func public @softmax
 // CHECK-NOT: linalg.softmax
 // CHECK: flow.dispatch
 // CHECK-LABEL: func.func @softmax_dispatch_0
-// CHECK: math.exp
+// CHECK-NOT: math.exp
+// CHECK: %[[A:.+]] = arith.subf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT: %[[LOW:.+]] = arith.cmpf olt, %[[A]], %[[MIN:.+]] : f32
+// CHECK-NEXT: %[[C:.+]] = arith.select %[[LOW]], %[[MIN]], %[[A]] : f32
+// CHECK-NEXT: %[[K:.+]] = math.fma %[[C]], %{{.+}}, %[[MAGIC:.+]] : f32
+// CHECK-NEXT: %[[N:.+]] = arith.subf %[[K]], %[[MAGIC]] : f32
+// CHECK-NEXT: %[[R1:.+]] = math.fma %[[N]], %{{.+}}, %[[C]] : f32
+// CHECK-NEXT: %[[R:.+]] = math.fma %[[N]], %{{.+}}, %[[R1]] : f32
+// CHECK-COUNT-6: math.fma %{{.+}}, %[[R]], %{{.+}} : f32
+// CHECK: %[[KB:.+]] = arith.bitcast %[[K]] : f32 to i32
+// CHECK-NEXT: %[[SH:.+]] = arith.shli %[[KB]], %c23_i32 : i32
+// CHECK-NEXT: %[[EB:.+]] = arith.addi %[[SH]], %c1065353216_i32 : i32
+// CHECK-NEXT: %[[S:.+]] = arith.bitcast %[[EB]] : i32 to f32
+// CHECK-NEXT: %[[Y:.+]] = arith.mulf %{{.+}}, %[[S]] : f32
+// CHECK-NEXT: %[[E:.+]] = arith.select %[[LOW]], %{{.+}}, %[[Y]] : f32
+// CHECK-NEXT: linalg.yield %[[E]]
 // CHECK: linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : tensor<3x7xf32>, tensor<3xf32>)
 // CHECK-NEXT: ^bb0(%[[E:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
 // CHECK-NEXT: %[[R:.+]] = arith.divf %cst{{.*}}, %[[S]] : f32
@@ -91,6 +110,17 @@ util.func public @softmax_columns(%x: tensor<3x7xf32>) -> tensor<3x7xf32> {
   %e = tensor.empty() : tensor<3x7xf32>
   %s = linalg.softmax dimension(0) ins(%x : tensor<3x7xf32>) outs(%e : tensor<3x7xf32>) -> tensor<3x7xf32>
   util.return %s : tensor<3x7xf32>
+}
+
+// -----
+
+// In f64 the softmax keeps math.exp (the expansion is f32's).
+// CHECK-LABEL: func.func @softmax_f64_dispatch_0
+// CHECK: math.exp %{{.+}} : f64
+util.func public @softmax_f64(%x: tensor<3x7xf64>) -> tensor<3x7xf64> {
+  %e = tensor.empty() : tensor<3x7xf64>
+  %s = linalg.softmax dimension(1) ins(%x : tensor<3x7xf64>) outs(%e : tensor<3x7xf64>) -> tensor<3x7xf64>
+  util.return %s : tensor<3x7xf64>
 }
 
 // -----

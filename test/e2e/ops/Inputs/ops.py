@@ -179,21 +179,45 @@ def _broadcast():
     return inputs, body, reference
 
 
+def softmax_body(n, a, t):
+    return [f"%e = tensor.empty() : {t[0]}",
+            f"%r = linalg.softmax dimension(1) ins({a[0]} : {t[0]}) outs(%e : {t[0]}) -> {t[0]}"], \
+        "%r", t[0]
+
+
+def softmax_rows(n, x):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
 @family("softmax")
 def _softmax():
     def inputs(n, rng):
-        return [f32(rng, n, 37) * 4]
+        # Besides normal rows: one spanning exps that underflow (arguments
+        # below ln(FLT_MIN) = -87.3 after the row's max is subtracted) and
+        # large ones, one with -inf (masked) entries; the f32 exp is
+        # expanded for arguments <= 0 (TensorOpsToLinalg.cpp).
+        x = f32(rng, n, 37) * 4
+        if n >= 2:
+            x[0] = np.linspace(-150, 60, 37, dtype=np.float32)
+            x[1, ::3] = -np.inf
+        return [x]
 
-    def body(n, a, t):
-        return [f"%e = tensor.empty() : {t[0]}",
-                f"%r = linalg.softmax dimension(1) ins({a[0]} : {t[0]}) outs(%e : {t[0]}) -> {t[0]}"], \
-            "%r", t[0]
+    return inputs, softmax_body, softmax_rows
 
-    def reference(n, x):
-        x = x.astype(np.float64)
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
-    return inputs, body, reference
+
+@family("softmax_exp", rtol=2e-6, atol=0)
+def _softmax_exp():
+    # The expanded exp at ulp scale: softmax of [0, a] is e^a / (1 + e^a),
+    # a from -87 (just above ln(FLT_MIN)) to 0; 2e-6 relative catches a
+    # coefficient wrong in its 4th digit.
+    def inputs(n, rng):
+        x = np.zeros((n, 2), np.float32)
+        x[:, 1] = np.linspace(-87, 0, n, dtype=np.float32)
+        return [x]
+
+    return inputs, softmax_body, softmax_rows
 
 
 @family("gather")
