@@ -14,8 +14,8 @@
 #include "fleet/runtime/hal/Trace.h"
 
 #include <condition_variable>
-#include <memory>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 namespace fleet::runtime::hal {
