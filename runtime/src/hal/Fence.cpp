@@ -59,21 +59,15 @@ bool Fence::reachedOrFailed() const {
 
 Status Fence::signal(const std::function<void()> &beforeWaiters) {
   Status first;
-  InlineVector<std::pair<Semaphore *, Timepoint *>, 2> satisfied;
+  DeferredSignals signals;
   for (const FenceEntry &entry : entries_) {
-    StatusOr<Timepoint *> taken = entry.semaphore->signalDeferred(entry.value);
-    if (!taken.ok()) {
-      if (first.ok())
-        first = taken.status().withContext("hal.fence.signal");
-      continue;
-    }
-    if (*taken)
-      satisfied.emplace_back(entry.semaphore.get(), *taken);
+    Status status = signals.add(*entry.semaphore, entry.value);
+    if (!status.ok() && first.ok())
+      first = status.withContext("hal.fence.signal");
   }
   if (beforeWaiters)
     beforeWaiters();
-  for (auto [semaphore, timepoints] : satisfied)
-    semaphore->fireSignalled(timepoints);
+  signals.fire();
   return first;
 }
 

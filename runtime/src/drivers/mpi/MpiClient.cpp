@@ -396,7 +396,7 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   // call). A value a waiter forwards to a server, or a Forget of the
   // sweep, may then follow a Shutdown; the server stops reading there
   // (nothing of its waits on them: what did kept the device busy).
-  std::vector<std::pair<Semaphore *, hal::Timepoint *>> satisfied;
+  hal::DeferredSignals signals;
   if (op->signal) {
     if (status.ok()) {
       for (const FenceEntry &entry : op->signal->entries()) {
@@ -406,12 +406,9 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
         // What waits on it in rank 0 draws its arrow from the server's op.
         if (slice)
           entry.semaphore->setLastSignalerSlice(slice);
-        hal::StatusOr<hal::Timepoint *> taken =
-            entry.semaphore->signalDeferred(entry.value);
-        if (!taken.ok() && !entry.semaphore->isFailed())
-          entry.semaphore->fail(taken.status());
-        else if (taken.ok() && *taken)
-          satisfied.emplace_back(entry.semaphore.get(), *taken);
+        Status signalled = signals.add(*entry.semaphore, entry.value);
+        if (!signalled.ok() && !entry.semaphore->isFailed())
+          entry.semaphore->fail(signalled);
       }
     } else {
       op->signal->fail(status);
@@ -420,8 +417,7 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   Ref<hal::Device> keep = op->device;
   op.reset();
   keep->noteRetired();
-  for (auto [semaphore, timepoints] : satisfied)
-    semaphore->fireSignalled(timepoints); // `signal` holds the semaphores.
+  signals.fire(); // `signal` holds the semaphores.
   signal = Ref<hal::Fence>();
   std::vector<Ref<Semaphore>> dropped;
   {

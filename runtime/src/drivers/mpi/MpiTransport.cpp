@@ -189,21 +189,21 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
   Outgoing next{destination, std::move(message), data, length, dataTag,
                 std::move(sent)};
   noteActivity(); // The answer may come soon: the progress thread spins.
+  auto toSender = [&] { // (under the lock)
+    queue_.push_back(std::move(next));
+    wake_.notify_all();
+  };
   if (unposted_) {
     // After a message not posted yet: the sender thread posts it.
     ++unposted_;
-    queue_.push_back(std::move(next));
-    wake_.notify_all();
-    return;
+    return toSender();
   }
   if (next.message.size() + length > kEagerBytes) {
     // MPI sends it by rendezvous: posted here, so the receiver can match
     // it while the sender thread wakes to drive and complete it (~8 us of
     // a 1 MiB transfer's call, bench row MP3-1MiB).
     post(next);
-    queue_.push_back(std::move(next));
-    wake_.notify_all();
-    return;
+    return toSender();
   }
   // Small, and nothing unposted precedes it: the calling thread posts it
   // (under the lock: messages leave in the order given), so no wake-up of
@@ -227,11 +227,8 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
     wake_.notify_all(); // and so does the sender thread before it exits
                         // (not woken otherwise: each wake-up costs a
                         // context switch on a busy core).
-  if (!done) {
-    queue_.push_back(std::move(next));
-    wake_.notify_all();
-    return;
-  }
+  if (!done)
+    return toSender();
   lock.unlock();
   if (next.sent)
     next.sent();

@@ -24,6 +24,7 @@
 #ifndef FLEET_RUNTIME_HAL_SEMAPHORE_H
 #define FLEET_RUNTIME_HAL_SEMAPHORE_H
 
+#include "fleet/runtime/hal/InlineVector.h"
 #include "fleet/runtime/hal/Ref.h"
 #include "fleet/runtime/hal/Status.h"
 #include "fleet/runtime/hal/Timeout.h"
@@ -134,6 +135,33 @@ private:
   Status failure_;          // guarded by mutex_
   Timepoint *head_ = nullptr; // guarded by mutex_
   Timepoint *tail_ = nullptr; // guarded by mutex_
+};
+
+/// Signals several semaphores, then runs what waits on them: values set
+/// with add() hold at once; fire() runs the satisfied timepoints (on the
+/// calling thread). A device retires its op in between, so a host thread
+/// woken by a value finds the device idle. The semaphores must outlive
+/// fire() (the signaller's fence holds them). Not thread-safe.
+class DeferredSignals {
+public:
+  /// Semaphore::signalDeferred(value); its error, if any.
+  Status add(Semaphore &semaphore, uint64_t value) {
+    StatusOr<Timepoint *> taken = semaphore.signalDeferred(value);
+    if (!taken.ok())
+      return taken.status();
+    if (*taken)
+      satisfied_.emplace_back(&semaphore, *taken);
+    return Status();
+  }
+  /// Runs the timepoints the added values satisfied (once).
+  void fire() {
+    for (auto [semaphore, timepoints] : satisfied_)
+      semaphore->fireSignalled(timepoints);
+    satisfied_.clear();
+  }
+
+private:
+  InlineVector<std::pair<Semaphore *, Timepoint *>, 2> satisfied_;
 };
 
 /// A (semaphore, value) pair borrowed for one call.
