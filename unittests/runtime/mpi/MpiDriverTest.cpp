@@ -12,9 +12,13 @@
 
 #include "../TestUtil.h"
 
+#include "drivers/mpi/MpiClient.h"
 #include "drivers/mpi/MpiDevice.h"
 #include "fleet/runtime/hal/Fence.h"
 #include "fleet/runtime/hal/Semaphore.h"
+
+#include <chrono>
+#include <thread>
 
 namespace fleet::runtime {
 namespace {
@@ -206,6 +210,30 @@ TEST_F(MpiDriverTest, SplitExecuteIsSignalledWhenTheDeviceIsIdle) {
     FLEET_ASSERT_OK(device.waitIdle(testTimeout()));
     ASSERT_TRUE(timeline->reachedOrFailed(1)) << "round " << round;
   }
+}
+
+TEST_F(MpiDriverTest, SemaphoresAreForgottenOnceOnlyTheClientHoldsThem) {
+  // Each round's semaphore is named to rank 1 by the barrier that signals
+  // it; once the caller lets go of it, the progress thread sweeps it when
+  // idle and tells the server to drop its mirror.
+  hal::Device &device = *devices[1];
+  mpi::Client *client = mpi::currentClient();
+  ASSERT_NE(client, nullptr);
+  constexpr int kRounds = 50;
+  for (int round = 0; round < kRounds; ++round) {
+    Ref<hal::Semaphore> timeline = hal::Semaphore::create(0);
+    Ref<hal::Fence> done = hal::Fence::createAt(*timeline, 1);
+    FLEET_ASSERT_OK(device.queueBarrier(1, nullptr, done.get()));
+    FLEET_ASSERT_OK(done->wait(testTimeout()));
+  }
+  size_t named = client->namedSemaphores();
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (named > 1 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    named = client->namedSemaphores();
+  }
+  // The last round's semaphore may stay until another op completes.
+  EXPECT_LE(named, 1u) << "of " << kRounds << " rounds' semaphores";
 }
 
 } // namespace

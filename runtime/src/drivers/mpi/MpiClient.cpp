@@ -44,9 +44,11 @@ hal::StatusOr<Client *> Client::get() {
   client->lastHeard_.assign(size_t(transport->size()), now);
   client->lastPing_.assign(size_t(transport->size()), now);
   client->watchdog_ = std::thread([] { client->watch(); });
-  transport->start([](int source, std::vector<uint8_t> &message) {
-    client->handle(source, message);
-  });
+  transport->start(
+      [](int source, std::vector<uint8_t> &message) {
+        client->handle(source, message);
+      },
+      {}, [] { client->idle(); });
   // Servers wait for rank 0's Shutdown; a host program that exits without
   // calling shutdownMpi() still sends it.
   std::atexit([] { shutdownMpi(); });
@@ -278,16 +280,16 @@ void Client::putFence(Writer &writer, const hal::Fence *fence, int rank,
   }
 }
 
-void Client::sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped) {
+void Client::sweepSemaphoresLocked(
+    std::vector<Ref<Semaphore>> &dropped,
+    std::map<int, std::vector<uint64_t>> &forgets) {
   for (auto it = semaphores_.begin(); it != semaphores_.end();) {
     if (it->second.semaphore->refCount() != 1) {
       ++it;
       continue;
     }
     for (int rank : it->second.ranks) {
-      Writer writer;
-      writer.put(MessageKind::Forget).put(it->second.name);
-      transport_->send(rank, std::move(writer.bytes));
+      forgets[rank].push_back(it->second.name);
       forwarded_.erase({it->first, rank});
     }
     // Released by the caller after unlocking: a semaphore may hold the
@@ -295,6 +297,26 @@ void Client::sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped) {
     // client's lock.
     dropped.push_back(std::move(it->second.semaphore));
     it = semaphores_.erase(it);
+  }
+}
+
+void Client::idle() {
+  if (!sweepWanted_.exchange(false, std::memory_order_relaxed))
+    return;
+  std::vector<Ref<Semaphore>> dropped;
+  std::map<int, std::vector<uint64_t>> forgets;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (ops_.empty())
+      sweepSemaphoresLocked(dropped, forgets);
+  }
+  dropped.clear();
+  for (auto &[rank, names] : forgets) {
+    Writer writer;
+    writer.put(MessageKind::Forget).put(uint32_t(names.size()));
+    for (uint64_t name : names)
+      writer.put(name);
+    transport_->send(rank, std::move(writer.bytes));
   }
 }
 
@@ -418,14 +440,9 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   op.reset();
   keep->noteRetired();
   signals.fire(); // `signal` holds the semaphores.
-  signal = Ref<hal::Fence>();
-  std::vector<Ref<Semaphore>> dropped;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (ops_.empty())
-      sweepSemaphoresLocked(dropped);
-  }
-  dropped.clear();
+  // What only the client still holds is swept on the progress thread once
+  // it is idle (idle()), not on the way of this op's waiters.
+  sweepWanted_.store(true, std::memory_order_relaxed);
 }
 
 void Client::handle(int source, std::vector<uint8_t> &message) {

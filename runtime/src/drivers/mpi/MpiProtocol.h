@@ -74,8 +74,8 @@ enum class MessageKind : uint8_t {
   /// its progress thread (a stopped or hung server does not).
   Ping,
   Pong,
-  /// rank 0 -> server: u64 semaphore; its mirror goes (the name may be
-  /// reused for another semaphore after this).
+  /// rank 0 -> server: u32 n + n x u64 semaphore; their mirrors go (names
+  /// are never reused: a later message about one is stale).
   Forget,
   /// rank 0 -> server: u64 request. The server records a trace and
   /// answers TraceStarted: u64 request, u64 its monotonic clock (ns), str

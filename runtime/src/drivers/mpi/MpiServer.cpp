@@ -267,19 +267,22 @@ void Server::handle(int source, std::vector<uint8_t> &message) {
     transport_.requestStop();
     return;
   case MessageKind::Forget: {
-    uint64_t name = reader.get<uint64_t>();
+    uint32_t count = reader.get<uint32_t>();
     std::lock_guard<std::mutex> lock(mutex_);
-    mirrors_.erase(name);
-    // Relays still waiting on the mirror will not fire: drop them (one
-    // whose callback already runs removes itself).
-    auto [begin, end] = relays_.equal_range(name);
-    for (auto it = begin; it != end;) {
-      Relay *relay = it->second;
-      if (relay->mirror->cancelTimepoint(relay->timepoint)) {
-        it = relays_.erase(it);
-        delete relay;
-      } else {
-        ++it;
+    for (uint32_t i = 0; i < count && !reader.failed; ++i) {
+      uint64_t name = reader.get<uint64_t>();
+      mirrors_.erase(name);
+      // Relays still waiting on the mirror will not fire: drop them (one
+      // whose callback already runs removes itself).
+      auto [begin, end] = relays_.equal_range(name);
+      for (auto it = begin; it != end;) {
+        Relay *relay = it->second;
+        if (relay->mirror->cancelTimepoint(relay->timepoint)) {
+          it = relays_.erase(it);
+          delete relay;
+        } else {
+          ++it;
+        }
       }
     }
     return;

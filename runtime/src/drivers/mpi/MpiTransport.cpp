@@ -167,12 +167,13 @@ hal::StatusOr<Transport *> Transport::get() {
   return transport;
 }
 
-void Transport::start(Handler handler, Classifier classifier) {
+void Transport::start(Handler handler, Classifier classifier, Idle idle) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (progress_.joinable())
     return;
   handler_ = std::move(handler);
   classifier_ = std::move(classifier);
+  idle_ = std::move(idle);
   progress_ = std::thread([this] { progressLoop(); });
 }
 
@@ -198,25 +199,34 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
     ++unposted_;
     return toSender();
   }
-  if (next.message.size() + length > kEagerBytes) {
-    // MPI sends it by rendezvous: posted here, so the receiver can match
-    // it while the sender thread wakes to drive and complete it (~8 us of
-    // a 1 MiB transfer's call, bench row MP3-1MiB).
-    post(next);
-    return toSender();
-  }
-  // Small, and nothing unposted precedes it: the calling thread posts it
-  // (under the lock: messages leave in the order given), so no wake-up of
-  // the sender thread delays it (~6 us of each Done's way back;
-  // milliseconds where a device worker holds the core). MPI buffers a
-  // message this small, so it completes at once; one that does not within
-  // 100 us (a rank that stopped reading) is left to the sender thread: the
-  // calling thread never blocks on the receiver.
+  // The calling thread posts it (under the lock: messages leave in the
+  // order given), so no wake-up of the sender thread delays it, and
+  // completes it itself when MPI does within a budget; past the budget (a
+  // receiver not there yet, a rank that stopped reading) the sender thread
+  // completes it: the calling thread never blocks on the receiver.
+  // - A small message: MPI buffers it, so it completes at once (budget 100
+  //   us). No wake-up saves ~6 us of each Done's way back, milliseconds
+  //   where a device worker holds the core.
+  // - Larger, sent by rendezvous: the receiver matches it at once; the
+  //   budget is the time its bytes take at 4 GB/s (half what shared memory
+  //   moves here) plus 20 us (1 MiB: 282 us, 128 KiB: 53 us). A woken
+  //   sender thread driving the bytes preempted a host thread on its way to
+  //   wait, which then ended its submission after them: 0.150-0.154 ->
+  //   0.143-0.148 ms per call of bench row MP3-1MiB. A fixed 300 us budget
+  //   kept device A's worker spinning for activations that device B's busy
+  //   server was not receiving yet (MP1 0.85 -> 0.81, means of five runs).
+  // - kBulkBytes or more: the sender thread completes it (and posts its
+  //   further chunks), while the progress thread spins.
+  bool rendezvous = next.message.size() + length > kEagerBytes;
   post(next);
+  if (length >= kBulkBytes)
+    return toSender();
   ++directPosts_;
   lock.unlock();
+  auto budget = std::chrono::microseconds(
+      rendezvous ? 20 + int64_t(length / 4000) : 100);
   int done = 0;
-  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+  auto until = std::chrono::steady_clock::now() + budget;
   do
     MPI_Testall(2, next.requests, &done, MPI_STATUSES_IGNORE);
   while (!done && std::chrono::steady_clock::now() < until);
@@ -348,13 +358,23 @@ void Transport::progressLoop() {
   using std::chrono::milliseconds;
   microseconds pause(10);
   auto lastMessage = std::chrono::steady_clock::now();
+  auto lastIdle = lastMessage;
   while (!stopping_) {
     if (!drain() && backlog_.empty()) {
+      auto now = std::chrono::steady_clock::now();
+      // Housekeeping once this rank was quiet for 200 us, or every 1 ms
+      // while messages keep flowing: not at once, when the thread that
+      // waits for what the last message brought may need this core (~1.5
+      // us of each call of bench row MP3-1MiB).
+      if (idle_ && (now - lastActivity() >= microseconds(200) ||
+                    now - lastIdle >= milliseconds(1))) {
+        lastIdle = now;
+        idle_();
+      }
       // While messages flow, the next one usually follows within
       // microseconds (an answer, the next op): spin, yielding the core to
       // any runnable thread (a device worker) between probes. A sleep here
       // lasts ~90 us on a loaded host and each wake-up preempts a worker.
-      auto now = std::chrono::steady_clock::now();
       if (now - lastActivity() < spinWindow()) {
         sched_yield();
         continue;

@@ -3,12 +3,13 @@
 // The process-wide MPI link of the mpi driver (docs/distributed.md): MPI is
 // initialized once with MPI_THREAD_MULTIPLE; messages leave in the order
 // given: the thread that gives a message posts it unless one given before
-// still waits to be posted (then a sender thread posts it); a small one
-// completes at once (MPI buffers it), and the sender thread completes the
-// larger ones in order, posting their further chunks (non-blocking sends
-// it waits for, so a large transfer never
-// blocks the thread that gave it; waits test, then sleep, rather than spin
-// for as long as they wait, as OpenMPI's blocking calls do), and a progress
+// still waits to be posted (then a sender thread posts it), and completes
+// it when MPI does within a budget (a small one at once: MPI buffers it;
+// one below kBulkBytes in about the time its bytes take), else the sender
+// thread completes it, posting further chunks (non-blocking sends it
+// waits for, so a large transfer never blocks the thread that gave it;
+// waits test, then sleep, rather than spin for as long as they wait, as
+// OpenMPI's blocking calls do), and a progress
 // thread receives
 // control messages and hands them to the installed handler, in arrival
 // order except that an Urgent message may pass Deferrable ones
@@ -144,6 +145,11 @@ class Transport {
 public:
   using Handler = std::function<void(int source, std::vector<uint8_t> &)>;
   using Classifier = std::function<Order(const std::vector<uint8_t> &)>;
+  /// Runs on the progress thread when no message waits to be handled and
+  /// the rank was quiet for 200 us, or at least every 1 ms: housekeeping
+  /// kept off the paths that messages take. Cheap when there is nothing to
+  /// do.
+  using Idle = std::function<void()>;
 
   /// The process's transport, MPI initialized on first use. Error when MPI
   /// cannot give MPI_THREAD_MULTIPLE.
@@ -154,7 +160,7 @@ public:
 
   /// Installs the handler and starts the progress thread (once); without
   /// a classifier every message is Fifo.
-  void start(Handler handler, Classifier classifier = {});
+  void start(Handler handler, Classifier classifier = {}, Idle idle = {});
 
   /// Sends a control message to `destination` (never blocks on the
   /// receiver).
@@ -237,6 +243,7 @@ private:
   int size_ = 1;
   Handler handler_;
   Classifier classifier_;
+  Idle idle_;
   /// Received, not yet handled (progress thread only).
   std::deque<Received> backlog_;
   /// How many messages passed the oldest one in backlog_.
