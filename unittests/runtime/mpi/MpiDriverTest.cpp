@@ -212,6 +212,35 @@ TEST_F(MpiDriverTest, SplitExecuteIsSignalledWhenTheDeviceIsIdle) {
   }
 }
 
+TEST_F(MpiDriverTest, MegabyteCopiesToAndFromAServerLandAndSignal) {
+  // A 1 MiB copy from rank 0's memory moves by rendezvous: the submitting
+  // thread drives its bytes and may handle the server's Done itself
+  // (Transport::awaitAnswer); a copy back follows on the same timeline.
+  // Every round's bytes arrive and both fences hold their values.
+  constexpr uint64_t kMegabyte = 1 << 20;
+  hal::Device &device = *devices[1];
+  Ref<Buffer> target = remote(1, kMegabyte);
+  Ref<Buffer> back = host(0, kMegabyte);
+  ASSERT_TRUE(target && back);
+  for (int round = 0; round < 20; ++round) {
+    Ref<Buffer> source = host(uint8_t(round + 1), kMegabyte);
+    ASSERT_TRUE(source);
+    source->storage()[kMegabyte - 1] = uint8_t(round + 100);
+    Ref<hal::Semaphore> timeline = hal::Semaphore::create(0);
+    Ref<hal::Fence> written = hal::Fence::createAt(*timeline, 1);
+    Ref<hal::Fence> read = hal::Fence::createAt(*timeline, 2);
+    FLEET_ASSERT_OK(device.queueCopy(1, nullptr, written.get(), *source, 0,
+                                     *target, 0, kMegabyte));
+    FLEET_ASSERT_OK(device.queueCopy(1, written.get(), read.get(), *target,
+                                     0, *back, 0, kMegabyte));
+    FLEET_ASSERT_OK(read->wait(testTimeout()));
+    ASSERT_TRUE(timeline->reachedOrFailed(2)) << "round " << round;
+    ASSERT_EQ(back->storage()[0], uint8_t(round + 1)) << "round " << round;
+    ASSERT_EQ(back->storage()[kMegabyte / 2], uint8_t(round + 1));
+    ASSERT_EQ(back->storage()[kMegabyte - 1], uint8_t(round + 100));
+  }
+}
+
 TEST_F(MpiDriverTest, SemaphoresAreForgottenOnceOnlyTheClientHoldsThem) {
   // Each round's semaphore is named to rank 1 by the barrier that signals
   // it; once the caller lets go of it, the progress thread sweeps it when

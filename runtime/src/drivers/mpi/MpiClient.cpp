@@ -48,7 +48,12 @@ hal::StatusOr<Client *> Client::get() {
       [](int source, std::vector<uint8_t> &message) {
         client->handle(source, message);
       },
-      {}, [] { client->idle(); });
+      {}, [] { client->idle(); },
+      // A server's Done may be handled by the thread whose copy it answers.
+      [](const std::vector<uint8_t> &message) {
+        return !message.empty() &&
+               MessageKind(message[0]) == MessageKind::Done;
+      });
   // Servers wait for rank 0's Shutdown; a host program that exits without
   // calling shutdownMpi() still sends it.
   std::atexit([] { shutdownMpi(); });

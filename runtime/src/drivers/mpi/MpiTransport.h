@@ -150,6 +150,9 @@ public:
   /// kept off the paths that messages take. Cheap when there is nothing to
   /// do.
   using Idle = std::function<void()>;
+  /// Whether a thread other than the progress thread may handle `message`
+  /// (an answer it waits for: Transport::awaitAnswer).
+  using Answer = std::function<bool(const std::vector<uint8_t> &)>;
 
   /// The process's transport, MPI initialized on first use. Error when MPI
   /// cannot give MPI_THREAD_MULTIPLE.
@@ -159,8 +162,11 @@ public:
   int size() const { return size_; }
 
   /// Installs the handler and starts the progress thread (once); without
-  /// a classifier every message is Fifo.
-  void start(Handler handler, Classifier classifier = {}, Idle idle = {});
+  /// a classifier every message is Fifo. With `answer`, a thread whose
+  /// copy below kBulkBytes just completed may handle the next message
+  /// itself when `answer` accepts it (awaitAnswer).
+  void start(Handler handler, Classifier classifier = {}, Idle idle = {},
+             Answer answer = {});
 
   /// Sends a control message to `destination` (never blocks on the
   /// receiver).
@@ -244,7 +250,20 @@ private:
   Handler handler_;
   Classifier classifier_;
   Idle idle_;
-  /// Received, not yet handled (progress thread only).
+  Answer answer_;
+  /// Held by the thread that drains and handles messages: the progress
+  /// thread, or one in awaitAnswer.
+  std::mutex handling_;
+  /// Handles the message the progress thread would handle next, unless
+  /// `accept` refuses it; false when none is ready or it was refused.
+  /// Holding handling_.
+  bool handleNext(const Answer &accept);
+  /// A thread whose copy to a server completed waits up to kAnswerPatience
+  /// for the next message and handles it itself when answer_ accepts it
+  /// (the server's Done for that copy usually comes ~1 us after its
+  /// bytes). Nothing happens when another thread handles messages.
+  void awaitAnswer();
+  /// Received, not yet handled (by the thread holding handling_).
   std::deque<Received> backlog_;
   /// How many messages passed the oldest one in backlog_.
   uint32_t passedOldest_ = 0;
