@@ -48,12 +48,7 @@ hal::StatusOr<Client *> Client::get() {
       [](int source, std::vector<uint8_t> &message) {
         client->handle(source, message);
       },
-      {}, [] { client->idle(); },
-      // A server's Done may be handled by the thread whose copy it answers.
-      [](const std::vector<uint8_t> &message) {
-        return !message.empty() &&
-               MessageKind(message[0]) == MessageKind::Done;
-      });
+      {}, [] { client->idle(); });
   // Servers wait for rank 0's Shutdown; a host program that exits without
   // calling shutdownMpi() still sends it.
   std::atexit([] { shutdownMpi(); });
@@ -312,17 +307,23 @@ void Client::idle() {
   std::map<int, std::vector<uint64_t>> forgets;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (ops_.empty())
+    if (ops_.empty() && !shutDown_)
       sweepSemaphoresLocked(dropped, forgets);
   }
   dropped.clear();
-  for (auto &[rank, names] : forgets) {
-    Writer writer;
-    writer.put(MessageKind::Forget).put(uint32_t(names.size()));
-    for (uint64_t name : names)
-      writer.put(name);
-    transport_->send(rank, std::move(writer.bytes));
-  }
+  // Each Forget stays below MPI's eager limit: one that follows a Shutdown
+  // (shutdown() may run meanwhile) is buffered, never waited for.
+  constexpr size_t kNamesPerForget =
+      (kEagerBytes - sizeof(MessageKind) - sizeof(uint32_t)) / sizeof(uint64_t);
+  for (auto &[rank, names] : forgets)
+    for (size_t first = 0; first < names.size(); first += kNamesPerForget) {
+      size_t count = std::min(kNamesPerForget, names.size() - first);
+      Writer writer;
+      writer.put(MessageKind::Forget).put(uint32_t(count));
+      for (size_t i = first; i < first + count; ++i)
+        writer.put(names[i]);
+      transport_->send(rank, std::move(writer.bytes));
+    }
 }
 
 void Client::sendState(Semaphore &semaphore, int rank, const Status &failure) {

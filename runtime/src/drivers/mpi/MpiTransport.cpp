@@ -19,11 +19,6 @@ namespace fleet::runtime::mpi {
 
 namespace {
 
-/// Messages (control and bytes) at most this large are posted by the thread
-/// that gives them (Transport::sendWithData): OpenMPI's shared-memory eager
-/// limit, below which MPI buffers a message and the send completes at once.
-constexpr uint64_t kEagerBytes = 4096;
-
 /// Messages this large keep the progress thread spinning while they move
 /// (waitQuietly). Smaller ones do not: a progress thread spinning through
 /// every activation's rendezvous took the cores of the transformer's device
@@ -131,8 +126,8 @@ std::chrono::microseconds spinWindow() {
 /// does not wait for answers itself).
 thread_local bool handlingHere = false;
 
-/// How long a thread whose copy completed waits for an answer it may
-/// handle itself (Transport::awaitAnswer).
+/// How long a thread whose copy completed waits for its answer
+/// (Transport::awaitAnswer).
 constexpr std::chrono::microseconds kAnswerPatience(10);
 
 } // namespace
@@ -175,15 +170,13 @@ hal::StatusOr<Transport *> Transport::get() {
   return transport;
 }
 
-void Transport::start(Handler handler, Classifier classifier, Idle idle,
-                      Answer answer) {
+void Transport::start(Handler handler, Classifier classifier, Idle idle) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (progress_.joinable())
     return;
   handler_ = std::move(handler);
   classifier_ = std::move(classifier);
   idle_ = std::move(idle);
-  answer_ = std::move(answer);
   progress_ = std::thread([this] { progressLoop(); });
 }
 
@@ -193,7 +186,8 @@ void Transport::send(int destination, std::vector<uint8_t> message) {
 
 void Transport::sendWithData(int destination, std::vector<uint8_t> message,
                              const uint8_t *data, uint64_t length,
-                             int dataTag, std::function<void()> sent) {
+                             int dataTag, std::function<void()> sent,
+                             const Answer &answer) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (finalized_)
     return;
@@ -218,7 +212,7 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
   //   us). No wake-up saves ~6 us of each Done's way back, milliseconds
   //   where a device worker holds the core.
   // - Larger, sent by rendezvous: the receiver matches it at once; the
-  //   budget is the time its bytes take at 4 GB/s (half what shared memory
+  //   budget is the time it takes at 4 GB/s (half what shared memory
   //   moves here) plus 20 us (1 MiB: 282 us, 128 KiB: 53 us). A woken
   //   sender thread driving the bytes preempted a host thread on its way to
   //   wait, which then ended its submission after them: 0.150-0.154 ->
@@ -227,14 +221,15 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
   //   server was not receiving yet (MP1 0.85 -> 0.81, means of five runs).
   // - kBulkBytes or more: the sender thread completes it (and posts its
   //   further chunks), while the progress thread spins.
-  bool rendezvous = next.message.size() + length > kEagerBytes;
+  uint64_t bytes = next.message.size() + length;
+  bool rendezvous = bytes > kEagerBytes;
   post(next);
   if (length >= kBulkBytes)
     return toSender();
   ++directPosts_;
   lock.unlock();
   auto budget = std::chrono::microseconds(
-      rendezvous ? 20 + int64_t(length / 4000) : 100);
+      rendezvous ? 20 + int64_t(bytes / 4000) : 100);
   int done = 0;
   auto until = std::chrono::steady_clock::now() + budget;
   do
@@ -252,25 +247,26 @@ void Transport::sendWithData(int destination, std::vector<uint8_t> message,
   lock.unlock();
   if (next.sent)
     next.sent();
-  if (rendezvous)
-    awaitAnswer();
+  if (rendezvous && answer)
+    awaitAnswer(answer);
 }
 
-void Transport::awaitAnswer() {
+void Transport::awaitAnswer(const Answer &answer) {
   // The answer then reaches the thread that waits for it without two
   // switches on a shared core (this thread on its way to wait, the progress
   // thread): 0.143-0.149 -> 0.139-0.142 ms per call of bench row
   // MP3-1MiB.
-  if (!answer_ || handlingHere || stopping_)
+  if (handlingHere || stopping_)
     return;
   std::unique_lock<std::mutex> turn(handling_, std::try_to_lock);
-  if (!turn.owns_lock())
+  // shutdown() sets stopping_ and then takes handling_ before MPI ends.
+  if (!turn.owns_lock() || stopping_)
     return;
   handlingHere = true;
   auto until = std::chrono::steady_clock::now() + kAnswerPatience;
   do {
     if (drain() || !backlog_.empty()) {
-      if (handleNext(answer_))
+      if (handleNext(answer))
         noteActivity();
       break;
     }
@@ -439,6 +435,13 @@ void Transport::progressLoop() {
     handlingHere = true;
     handleNext({});
     handlingHere = false;
+    turn.unlock();
+    // A steady stream of messages still gets its housekeeping.
+    auto now = std::chrono::steady_clock::now();
+    if (idle_ && now - lastIdle >= milliseconds(1)) {
+      lastIdle = now;
+      idle_();
+    }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   progressDone_ = true;
@@ -523,6 +526,11 @@ void Transport::shutdown() {
   }
   if (sender_.joinable())
     sender_.join();
+  if (!handlingHere) {
+    // A thread still handling its answer (awaitAnswer) leaves MPI first;
+    // later ones see stopping_.
+    std::lock_guard<std::mutex> turn(handling_);
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized)

@@ -64,6 +64,10 @@ constexpr int kDataTagCount = 1 << 20;
 /// Bulk bytes move in chunks of at most this many bytes (below MPI's int
 /// count limit, and large enough to reach the link's bandwidth).
 constexpr uint64_t kChunkBytes = 16ull << 20;
+/// Messages (control and bytes) at most this large are sent eagerly:
+/// OpenMPI's shared-memory eager limit, below which MPI buffers a message
+/// and the send completes at once, whether or not the receiver reads it.
+constexpr uint64_t kEagerBytes = 4096;
 
 /// Appends fields to a control message.
 class Writer {
@@ -150,8 +154,8 @@ public:
   /// kept off the paths that messages take. Cheap when there is nothing to
   /// do.
   using Idle = std::function<void()>;
-  /// Whether a thread other than the progress thread may handle `message`
-  /// (an answer it waits for: Transport::awaitAnswer).
+  /// Whether `message` is the answer to a message just sent, which the
+  /// thread that sent it may handle itself (sendWithData).
   using Answer = std::function<bool(const std::vector<uint8_t> &)>;
 
   /// The process's transport, MPI initialized on first use. Error when MPI
@@ -162,11 +166,8 @@ public:
   int size() const { return size_; }
 
   /// Installs the handler and starts the progress thread (once); without
-  /// a classifier every message is Fifo. With `answer`, a thread whose
-  /// copy below kBulkBytes just completed may handle the next message
-  /// itself when `answer` accepts it (awaitAnswer).
-  void start(Handler handler, Classifier classifier = {}, Idle idle = {},
-             Answer answer = {});
+  /// a classifier every message is Fifo.
+  void start(Handler handler, Classifier classifier = {}, Idle idle = {});
 
   /// Sends a control message to `destination` (never blocks on the
   /// receiver).
@@ -175,10 +176,15 @@ public:
   /// chunks on `dataTag`; `data` must stay valid until `sent` runs (after
   /// the last chunk: on the sender thread, or on the calling thread when a
   /// small message completes at once, so `sent` must not expect either).
-  /// Messages leave in the order of the calls that give them.
+  /// Messages leave in the order of the calls that give them. With
+  /// `answer`, when the calling thread completed the send itself (a copy
+  /// below 4 MiB sent by rendezvous, within about the time its bytes take)
+  /// and the next message handled would be one `answer` accepts, arriving
+  /// within 10 us, the calling thread handles it (awaitAnswer).
   void sendWithData(int destination, std::vector<uint8_t> message,
                     const uint8_t *data, uint64_t length, int dataTag,
-                    std::function<void()> sent = {});
+                    std::function<void()> sent = {},
+                    const Answer &answer = {});
   /// Receives `length` bytes sent by sendWithData into `target` (blocking;
   /// called by the handler right after the control message).
   void receiveData(int source, uint8_t *target, uint64_t length, int dataTag);
@@ -250,7 +256,6 @@ private:
   Handler handler_;
   Classifier classifier_;
   Idle idle_;
-  Answer answer_;
   /// Held by the thread that drains and handles messages: the progress
   /// thread, or one in awaitAnswer.
   std::mutex handling_;
@@ -258,11 +263,11 @@ private:
   /// `accept` refuses it; false when none is ready or it was refused.
   /// Holding handling_.
   bool handleNext(const Answer &accept);
-  /// A thread whose copy to a server completed waits up to kAnswerPatience
-  /// for the next message and handles it itself when answer_ accepts it
-  /// (the server's Done for that copy usually comes ~1 us after its
-  /// bytes). Nothing happens when another thread handles messages.
-  void awaitAnswer();
+  /// A thread whose copy completed waits up to kAnswerPatience for the
+  /// next message and handles it itself when `answer` accepts it (a
+  /// server's Done for the copy comes ~1 us after its bytes). Nothing
+  /// happens when another thread handles messages or shutdown began.
+  void awaitAnswer(const Answer &answer);
   /// Received, not yet handled (by the thread holding handling_).
   std::deque<Received> backlog_;
   /// How many messages passed the oldest one in backlog_.
