@@ -165,7 +165,7 @@ private:
   std::unordered_map<Semaphore *, Named> semaphores_;
   Named &nameLocked(Semaphore &semaphore, int rank);
   /// Drops the semaphores only the client holds, collecting their names
-  /// per rank (one Forget message each).
+  /// per rank (for Forget messages).
   void sweepSemaphoresLocked(std::vector<Ref<Semaphore>> &dropped,
                              std::map<int, std::vector<uint64_t>> &forgets);
   /// Set when an op completes: the progress thread sweeps once it is idle

@@ -274,8 +274,8 @@ void MpiDevice::sendWrite(uint64_t opId, const WriteArgs &args) {
   // The source stays alive until its last chunk is sent. A server's Done,
   // this op's or another's, may be handled by this thread once the bytes
   // left (Transport::awaitAnswer): it holds the core, where the progress
-  // thread would wait for it. Only this op's Done: MP1 0.80-0.81 instead
-  // of 0.80-0.84 (three alternating pairs of runs).
+  // thread would wait for it. Accepting only this op's Done gave MP1
+  // 0.80-0.81 instead of 0.80-0.84 (three alternating pairs of runs).
   Ref<Buffer> source = args.source;
   auto isDone = [](const std::vector<uint8_t> &message) {
     return !message.empty() && MessageKind(message[0]) == MessageKind::Done;
