@@ -372,7 +372,10 @@ int runDeviceServer() {
                  "fleet-run --serve: rank 0 runs the host program; start "
                  "the device servers as ranks 1.. of the same mpirun "
                  "(docs/distributed.md)\n");
-    (*transport)->shutdown();
+    // The other ranks may be servers waiting for this rank's Shutdown:
+    // MPI_Finalize would wait for them. End the job (mpirun stops them).
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
   // Never freed: a device's late callbacks (after drain's 5 s) may still
