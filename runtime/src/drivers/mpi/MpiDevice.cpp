@@ -725,12 +725,18 @@ hal::StatusOr<Ref<hal::Device>>
 createMpiDevice(int rank, const std::string &uri, hal::DeviceOptions options) {
   FLEET_ASSIGN_OR_RETURN(Client * client, Client::get());
   int size = client->transport().size();
+  if (size == 1)
+    return hal::makeStatus(StatusCode::InvalidArgument, "device URI 'mpi://",
+                           rank, "/", uri,
+                           "': there are no device server ranks (this "
+                           "process is the only rank: start it under mpirun "
+                           "with `fleet-run --serve` as ranks 1.., "
+                           "docs/distributed.md)");
   if (rank <= 0 || rank >= size)
     return hal::makeStatus(StatusCode::InvalidArgument, "device URI 'mpi://",
                            rank, "/", uri, "': rank ", rank,
                            " is not a device server rank (1..", size - 1,
-                           " under this mpirun, which has ", size,
-                           size == 1 ? " rank)" : " ranks)");
+                           " under this mpirun, which has ", size, " ranks)");
   FLEET_ASSIGN_OR_RETURN(hal::DeviceSpec spec, hal::parseDeviceUri(uri));
   std::string backend = hal::backendOfDriver(spec.driver);
   // "mpi://1/local-task": the rank and the driver, not its parameters.
