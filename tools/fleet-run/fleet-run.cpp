@@ -754,5 +754,8 @@ int main(int argc, char **argv) {
 #ifdef FLEET_HAVE_MPI
   mpi::shutdownMpi();
 #endif
+  // A device worker may still be tearing down the last device it held
+  // (hal::Device::waitForThreadHolds): not while the process exits.
+  (void)hal::Device::waitForThreadHolds(hal::Timeout::milliseconds(5000));
   return reportingFailed ? 1 : code;
 }

@@ -60,7 +60,45 @@ const char *queueOpShortName(QueueOpKind kind) {
 
 namespace {
 std::atomic<uint64_t> deviceCounter{0};
+/// Driver threads holding a device past an op (Device::beginThreadHold),
+/// and hosts waiting for none (the same seq_cst Dekker as noteRetired and
+/// waitIdle: an ending hold or a new waiter sees the other).
+std::atomic<uint64_t> threadHolds{0};
+std::atomic<uint64_t> holdWaiters{0};
+std::mutex holdMutex;
+std::condition_variable holdsGone;
 } // namespace
+
+void Device::beginThreadHold() {
+  threadHolds.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void Device::endThreadHold() {
+  if (threadHolds.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+      holdWaiters.load(std::memory_order_seq_cst) != 0) {
+    { std::lock_guard<std::mutex> lock(holdMutex); }
+    holdsGone.notify_all();
+  }
+}
+
+bool Device::waitForThreadHolds(Timeout timeout) {
+  holdWaiters.fetch_add(1, std::memory_order_seq_cst);
+  bool none;
+  {
+    std::unique_lock<std::mutex> lock(holdMutex);
+    auto reached = [] {
+      return threadHolds.load(std::memory_order_seq_cst) == 0;
+    };
+    if (timeout.isInfinite()) {
+      holdsGone.wait(lock, reached);
+      none = true;
+    } else {
+      none = holdsGone.wait_until(lock, timeout.deadline(), reached);
+    }
+  }
+  holdWaiters.fetch_sub(1, std::memory_order_seq_cst);
+  return none;
+}
 
 Device::Device(std::string driverName, DeviceOptions options,
                DeviceCapabilities capabilities)

@@ -222,11 +222,18 @@ void LocalDevice::complete(PendingOp *op) {
   }
   // The op's resources go before waitIdle callers wake, so a host that
   // waited for the device and then drops it normally holds the last
-  // reference: the device is destroyed on the host's thread, not on a
-  // worker racing with the process's exit (a Vulkan device's teardown).
-  Ref<Device> self(this);
-  delete op;
-  noteRetired();
+  // reference: the device is destroyed on the host's thread. This thread
+  // still holds it while it wakes them; if the host drops it meanwhile, the
+  // teardown runs here, and the hold tells a host about to exit to wait
+  // for it (Device::waitForThreadHolds; a Vulkan device's teardown racing
+  // with exit() crashed).
+  beginThreadHold();
+  {
+    Ref<Device> self(this);
+    delete op;
+    noteRetired();
+  }
+  endThreadHold();
 }
 
 //===----------------------------------------------------------------------===//
