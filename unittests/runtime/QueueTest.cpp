@@ -517,5 +517,30 @@ TEST(LocalTaskTest, SubmissionDoesNotBlockTheHost) {
   EXPECT_EQ(readWords(*buffer)[0], 99u);
 }
 
+TEST(DeviceThreadHoldTest, ExitWaitsForAWorkerStillHoldingADevice) {
+  // A local-task device dropped by the host right after waitIdle may be
+  // torn down by the worker that retired its last op; waitForThreadHolds
+  // returns once no worker holds one.
+  for (int round = 0; round < 50; ++round) {
+    Ref<Device> device = makeDevice("local-task");
+    ASSERT_TRUE(device);
+    Ref<Semaphore> timeline = Semaphore::create(0);
+    Ref<Fence> done = Fence::createAt(*timeline, 1);
+    FLEET_ASSERT_OK(device->queueBarrier(1, nullptr, done.get()));
+    FLEET_ASSERT_OK(device->waitIdle(testTimeout()));
+    device = Ref<Device>();
+    EXPECT_TRUE(Device::waitForThreadHolds(testTimeout()));
+  }
+  // A hold not yet ended keeps the wait waiting until it ends.
+  Device::beginThreadHold();
+  EXPECT_FALSE(Device::waitForThreadHolds(Timeout::milliseconds(20)));
+  std::thread ender([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Device::endThreadHold();
+  });
+  EXPECT_TRUE(Device::waitForThreadHolds(testTimeout()));
+  ender.join();
+}
+
 } // namespace
 } // namespace fleet::runtime::hal
