@@ -67,6 +67,18 @@ std::atomic<uint64_t> threadHolds{0};
 std::atomic<uint64_t> holdWaiters{0};
 std::mutex holdMutex;
 std::condition_variable holdsGone;
+
+/// Waits on `condition` until `reached` holds or `timeout` passes; true when
+/// it holds.
+template <typename Predicate>
+bool waitFor(std::condition_variable &condition,
+             std::unique_lock<std::mutex> &lock, Timeout timeout,
+             Predicate reached) {
+  if (!timeout.isInfinite())
+    return condition.wait_until(lock, timeout.deadline(), reached);
+  condition.wait(lock, reached);
+  return true;
+}
 } // namespace
 
 void Device::beginThreadHold() {
@@ -86,15 +98,9 @@ bool Device::waitForThreadHolds(Timeout timeout) {
   bool none;
   {
     std::unique_lock<std::mutex> lock(holdMutex);
-    auto reached = [] {
+    none = waitFor(holdsGone, lock, timeout, [] {
       return threadHolds.load(std::memory_order_seq_cst) == 0;
-    };
-    if (timeout.isInfinite()) {
-      holdsGone.wait(lock, reached);
-      none = true;
-    } else {
-      none = holdsGone.wait_until(lock, timeout.deadline(), reached);
-    }
+    });
   }
   holdWaiters.fetch_sub(1, std::memory_order_seq_cst);
   return none;
@@ -553,15 +559,9 @@ Status Device::waitIdle(Timeout timeout) {
   bool idle;
   {
     std::unique_lock<std::mutex> lock(idleMutex_);
-    auto reached = [&] {
+    idle = waitFor(idleCondition_, lock, timeout, [&] {
       return retired_.load(std::memory_order_seq_cst) >= target;
-    };
-    if (timeout.isInfinite()) {
-      idleCondition_.wait(lock, reached);
-      idle = true;
-    } else {
-      idle = idleCondition_.wait_until(lock, timeout.deadline(), reached);
-    }
+    });
   }
   idleWaiters_.fetch_sub(1, std::memory_order_seq_cst);
   if (!idle)
