@@ -413,6 +413,16 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   Ref<hal::Fence> signal = op->signal;
   hal::Device &device = *op->device;
   device.noteExecuted(!status.ok(), 0);
+  // The server's device ran the dispatches; its statistics stay there, so
+  // rank 0 counts those of the command buffers it sent (a split execute's
+  // steps carry only their own commands). Busy time is not known here.
+  if (status.ok() && op->kind == hal::QueueOpKind::Execute) {
+    uint64_t dispatches = 0;
+    op->forEachCommandBuffer([&](const hal::CommandBuffer &buffer) {
+      dispatches += buffer.dispatchCount();
+    });
+    device.noteDispatches(dispatches);
+  }
   // An op without a slice of its own (one rank 0 completes) passes on the
   // slice of what it waited for, so the trace's arrow goes through it.
   if (!slice)
