@@ -408,8 +408,8 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
     ops_.erase(it);
   }
   transport_->addPendingWork(-1);
-  // The op's fences go with it; then, with nothing pending, semaphores
-  // only the client holds are forgotten (their addresses may be reused).
+  // The op's signal fence outlives it here: it holds the semaphores until
+  // their waiters ran (signals.fire() below).
   Ref<hal::Fence> signal = op->signal;
   hal::Device &device = *op->device;
   device.noteExecuted(!status.ok(), 0);
@@ -430,10 +430,9 @@ void Client::complete(uint64_t opId, Status status, uint64_t slice) {
   // The op lets go of its buffers and retires once its fences hold their
   // values, and before what waits on them runs: a host thread that wakes on
   // a value and then waits for idle (on this thread's core) does not block
-  // again, nor wait for the sweep below (~10 us of a 1 MiB transfer's
-  // call). A value a waiter forwards to a server, or a Forget of the
-  // sweep, may then follow a Shutdown; the server stops reading there
-  // (nothing of its waits on them: what did kept the device busy).
+  // again (~10 us of a 1 MiB transfer's call). A value a waiter forwards
+  // to a server may then follow a Shutdown; the server stops reading there
+  // (nothing of its waits on it: what did kept the device busy).
   hal::DeferredSignals signals;
   if (op->signal) {
     if (status.ok()) {

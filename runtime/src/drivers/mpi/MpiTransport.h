@@ -222,8 +222,9 @@ private:
 
   /// A message given to send or sendWithData: posted by the thread that
   /// gave it when nothing given before waits to be posted, else by the
-  /// sender thread, which completes it unless it is small and completed at
-  /// once (and posts the rest of its chunks).
+  /// sender thread; completed by the thread that posted it within its
+  /// budget (below kBulkBytes), else by the sender thread (which posts the
+  /// rest of its chunks).
   struct Outgoing {
     int destination;
     std::vector<uint8_t> message;
