@@ -5,7 +5,7 @@
   MMs1/8/32         M = 1, 8, 32 with K = N = 4096 (tokens times a weight)
   MMe512            512^3 with a bias + relu epilogue, vs sgemm alone
   MMh512, MMh2048   compiled with --llvmcpu-target-cpu=haswell, against
-                    OpenBLAS with OPENBLAS_CORETYPE=Haswell (goal >= 0.85)
+  MMhs1/8/32        OpenBLAS with OPENBLAS_CORETYPE=Haswell (goal >= 0.85)
   BMMqk128/512      12 heads, Q K^T: [12,S,64] x [12,S,64]^T, S = 128, 512
   BMMpv128/512      12 heads, P V:   [12,S,S] x [12,S,64]
                     (goal >= 0.85 of a loop of 12 sgemm calls)
@@ -78,6 +78,9 @@ CASES = {
     "MMe512": ("matmul 512^3 + bias + relu vs sgemm", 0.9, "epilogue", (512, 512, 512), {}),
     "MMh512": ("haswell: matmul 512^3 vs Haswell sgemm", 0.85, "mm", (512, 512, 512), {"haswell": True}),
     "MMh2048": ("haswell: matmul 2048^3 vs Haswell sgemm", 0.85, "mm", (2048, 2048, 2048), {"haswell": True}),
+    "MMhs1": ("haswell: matmul 1x4096x4096 vs Haswell sgemm", 0.85, "mm", (1, 4096, 4096), {"haswell": True}),
+    "MMhs8": ("haswell: matmul 8x4096x4096 vs Haswell sgemm", 0.85, "mm", (8, 4096, 4096), {"haswell": True}),
+    "MMhs32": ("haswell: matmul 32x4096x4096 vs Haswell sgemm", 0.85, "mm", (32, 4096, 4096), {"haswell": True}),
     "BMMqk128": ("batch_matmul 12x128x64 Q.K^T vs 12 sgemm", 0.85, "qk", (12, 128, 64), {}),
     "BMMpv128": ("batch_matmul 12x128x64 P.V vs 12 sgemm", 0.85, "pv", (12, 128, 64), {}),
     "BMMqk512": ("batch_matmul 12x512x64 Q.K^T vs 12 sgemm", 0.85, "qk", (12, 512, 64), {}),

@@ -171,6 +171,25 @@ mlir::LogicalResult tileAndVectorize(mlir::func::FuncOp func,
 /// kernels, after vectorization.
 void prefetchNextRows(mlir::func::FuncOp func);
 
+/// Where a block of B copied by a B-block kernel (KernelConfig::copyBBlocks)
+/// lies: B's binding view and the block's first row and column there.
+struct BBlockOrigin {
+  mlir::TypedValue<mlir::MemRefType> view;
+  mlir::Value row, column;
+};
+
+/// The origin of the block `copy` copies (index arithmetic built before it),
+/// if it reads a static row-major binding through unit-stride slices.
+std::optional<BBlockOrigin> findBBlockOrigin(mlir::linalg::CopyOp copy);
+
+/// Before a register `tile` reading its columns of the copy of the block
+/// at `origin`, a loop prefetching into L2 the lines of B under those
+/// columns in the next block, `blockRows` rows further on
+/// (PrefetchNextRows.cpp): the next block streams in while the tiles
+/// compute on this one, instead of while the next copy waits for it.
+void prefetchNextBBlock(mlir::linalg::LinalgOp tile, const BBlockOrigin &origin,
+                        int64_t blockRows);
+
 /// In a reduction kernel writing a binding of 16 MiB or more, makes the
 /// vector writes of its innermost loops non-temporal stores in a copy of
 /// the loop taken when the bindings are 64-byte aligned

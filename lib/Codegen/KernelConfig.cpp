@@ -44,6 +44,12 @@ int64_t getElementsPerWorkgroup(const CPUTarget &target) {
 /// Register tiles per workgroup tile, along M and N.
 constexpr int64_t kRegisterTilesM = 8, kRegisterTilesN = 4;
 
+/// Bytes of a block of B copied by a B-block kernel (docs/kernels.md "B
+/// blocks"). 8 x 4096 x 4096 on Zen 4 (1 MiB of L2), medians of 20 calls:
+/// blocks of 512 KiB 6.5-6.8 ms, 256 KiB 4.9-5.0, 128 KiB 4.6-4.7, 64 KiB
+/// 4.8; at 32 rows 12.1, 12.2 and 13.0-13.2 ms for the last three.
+constexpr int64_t kBBlockBytes = 128 * 1024;
+
 /// A tile for a loop of `size` iterations: the whole loop when it fits,
 /// else the largest multiple of `granule` in [max/2, max] dividing `size`
 /// (no partial tiles), else `max`.
@@ -387,22 +393,31 @@ KernelConfig selectKernelConfig(func::FuncOp func, linalg::LinalgOp root,
     // B blocks (docs/kernels.md "B blocks"): a short A against rows of B
     // read where they lie, one register tile's columns (a line) of each:
     // each block of B is first copied into a temporary, reading B's rows
-    // front to back, and the register tiles walk the copy in L2. Rows of
-    // the block as long as possible with 2 workgroups at least (the
-    // hardware prefetchers follow a row within its pages, and restart at
-    // each row), as many of them as fill half of L2. Not for one-row
-    // tiles, which read 256 columns of each row already.
+    // front to back, and the register tiles walk the copy in L2 while they
+    // prefetch the next block (PrefetchNextRows.cpp). Rows of the block as
+    // long as possible with 2 workgroups at least (the hardware
+    // prefetchers follow a row within its pages, and restart at each row).
+    // Blocks are used when B's panel does not fit half of L2, and then
+    // hold kBBlockBytes (or a quarter of L2, if less): the block and the
+    // next one stay in L2 together, and the prefetches run one block ahead.
+    // Not for one-row tiles, which read 256 columns of each row already.
     if (k && skinny && registers.rows > 1 && readsRowsOfB(root)) {
-      int64_t bytes = getElementBits(root->getResult(0).getType()) / 8;
+      int64_t bytes = std::max<int64_t>(
+          1, getElementBits(root->getResult(0).getType()) / 8);
       int64_t width = granuleN;
       while (4 * width <= ranges[n])
         width *= 2;
       int64_t steps = ranges[*k];
-      int64_t rows = int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(
-          1, target.l2Bytes / 2 / (width * std::max<int64_t>(1, bytes))))));
-      while (rows >= 8 && steps % rows != 0)
-        rows /= 2;
-      if (rows >= 8 && rows < steps) {
+      auto rowsIn = [&](int64_t budget) {
+        int64_t rows = int64_t(llvm::bit_floor(
+            uint64_t(std::max<int64_t>(1, budget / (width * bytes)))));
+        while (rows >= 8 && steps % rows != 0)
+          rows /= 2;
+        return rows;
+      };
+      int64_t half = rowsIn(target.l2Bytes / 2);
+      int64_t rows = rowsIn(std::min(target.l2Bytes / 4, kBBlockBytes));
+      if (half >= 8 && half < steps && rows >= 8) {
         config.reductionBlock = rows;
         config.copyBBlocks = true;
         maxN = width;

@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
@@ -60,6 +62,35 @@ TypedValue<MemRefType> rowMajorSource(vector::TransferReadOp read) {
   return view;
 }
 
+/// Before `read` (a rowMajorSource read of `view`), prefetches into L2 the
+/// cache lines of the same columns `rows` rows further on, the row clamped
+/// to the view's last.
+void prefetchRowsAhead(vector::TransferReadOp read, TypedValue<MemRefType> view,
+                       int64_t rows) {
+  MemRefType type = view.getType();
+  int64_t rank = type.getRank();
+  int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  int64_t lineElements = std::max<int64_t>(1, kCacheLineBytes / elementBytes);
+  int64_t vectorElements = read.getVectorType().getNumElements();
+  OpBuilder builder(read);
+  Location loc = read.getLoc();
+  SmallVector<Value> indices(read.getIndices());
+  Value ahead = arith::ConstantIndexOp::create(builder, loc, rows);
+  Value lastRow = arith::ConstantIndexOp::create(
+      builder, loc, type.getDimSize(rank - 2) - 1);
+  Value row = arith::AddIOp::create(builder, loc, indices[rank - 2], ahead);
+  indices[rank - 2] = arith::MinSIOp::create(builder, loc, row, lastRow);
+  Value column = indices[rank - 1];
+  for (int64_t offset = 0; offset < vectorElements; offset += lineElements) {
+    Value step = arith::ConstantIndexOp::create(builder, loc, offset);
+    indices[rank - 1] = offset == 0
+                            ? column
+                            : arith::AddIOp::create(builder, loc, column, step);
+    memref::PrefetchOp::create(builder, loc, view, indices, /*isWrite=*/false,
+                               /*localityHint=*/2, /*isDataCache=*/true);
+  }
+}
+
 } // namespace
 
 void prefetchNextRows(func::FuncOp func) {
@@ -85,46 +116,115 @@ void prefetchNextRows(func::FuncOp func) {
     }
     visits.lastReads.push_back(read);
   });
-  SmallVector<std::pair<vector::TransferReadOp, Value>> reads;
+  SmallVector<std::pair<vector::TransferReadOp, TypedValue<MemRefType>>> reads;
   for (auto &[key, visits] : rows)
     if (visits.loops > 1)
       for (vector::TransferReadOp read : visits.lastReads)
-        reads.push_back({read, key.first});
+        reads.push_back({read, cast<TypedValue<MemRefType>>(key.first)});
   for (auto [read, view] : reads) {
-    auto type = cast<MemRefType>(view.getType());
-    int64_t rank = type.getRank();
-    int64_t elementBytes =
-        std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    int64_t lineElements = std::max<int64_t>(1, kCacheLineBytes / elementBytes);
-    int64_t vectorElements = read.getVectorType().getNumElements();
-
-    OpBuilder builder(read);
-    Location loc = read.getLoc();
-    SmallVector<Value> indices(read.getIndices());
-    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-    Value lastRow = arith::ConstantIndexOp::create(
-        builder, loc, type.getDimSize(rank - 2) - 1);
-    Value nextRow = arith::AddIOp::create(builder, loc, indices[rank - 2], one);
-    indices[rank - 2] = arith::MinSIOp::create(builder, loc, nextRow, lastRow);
-    Value column = indices[rank - 1];
-    for (int64_t offset = 0; offset < vectorElements; offset += lineElements) {
-      Value step = arith::ConstantIndexOp::create(builder, loc, offset);
-      indices[rank - 1] =
-          offset == 0 ? column
-                      : arith::AddIOp::create(builder, loc, column, step);
-      // Locality 2 (x86 `prefetcht1`, into L2) rather than 3 (`prefetcht0`,
-      // into L1): the row waits in L2 for the first visit, and the fills do
-      // not take L1's miss buffers from the passes computing on this row.
-      // Softmax over [4096, 4096] on Zen 4, medians of 10 calls: 7.16-7.47
-      // ms with 3, 6.90-7.11 with 2; 1 (`prefetcht2`) and 0 (`prefetchnta`)
-      // as 2; two or three rows ahead no faster.
-      memref::PrefetchOp::create(builder, loc, view, indices,
-                                 /*isWrite=*/false, /*localityHint=*/2,
-                                 /*isDataCache=*/true);
-    }
-    LLVM_DEBUG(llvm::dbgs()
-               << "prefetch the next row of " << type << " at " << loc << "\n");
+    // Locality 2 (x86 `prefetcht1`, into L2) rather than 3 (`prefetcht0`,
+    // into L1): the row waits in L2 for the first visit, and the fills do
+    // not take L1's miss buffers from the passes computing on this row.
+    // Softmax over [4096, 4096] on Zen 4, medians of 10 calls: 7.16-7.47
+    // ms with 3, 6.90-7.11 with 2; 1 (`prefetcht2`) and 0 (`prefetchnta`)
+    // as 2; two or three rows ahead no faster.
+    prefetchRowsAhead(read, view, /*rows=*/1);
+    LLVM_DEBUG(llvm::dbgs() << "prefetch the next row of " << view.getType()
+                            << " at " << read.getLoc() << "\n");
   }
+}
+
+/// `value` traced through unit-stride tensor.extract_slice ops to the value
+/// they slice (the source), with its offsets there (built before `at`).
+/// Nothing when a slice has other strides.
+static std::optional<std::pair<Value, SmallVector<Value>>>
+traceSlices(OpBuilder &builder, Operation *at, Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return std::nullopt;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(at);
+  Location loc = at->getLoc();
+  SmallVector<Value> offsets(type.getRank(),
+                             arith::ConstantIndexOp::create(builder, loc, 0));
+  while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != int64_t(offsets.size()))
+      return std::nullopt;
+    for (auto [offset, add] : llvm::zip(offsets, slice.getMixedOffsets())) {
+      Value step = getValueOrCreateConstantIndexOp(builder, loc, add);
+      offset = arith::AddIOp::create(builder, loc, offset, step);
+    }
+    value = slice.getSource();
+  }
+  return std::make_pair(value, offsets);
+}
+
+std::optional<BBlockOrigin> findBBlockOrigin(linalg::CopyOp copy) {
+  OpBuilder builder(copy);
+  auto traced = traceSlices(builder, copy, copy.getInputs().front());
+  if (!traced || traced->second.size() != 2)
+    return std::nullopt;
+  auto toTensor = traced->first.getDefiningOp<bufferization::ToTensorOp>();
+  auto view = toTensor ? dyn_cast<TypedValue<MemRefType>>(toTensor.getBuffer())
+                       : nullptr;
+  if (!view || view.getType().getRank() != 2 ||
+      !view.getType().hasStaticShape() ||
+      !view.getType().getLayout().isIdentity())
+    return std::nullopt;
+  return BBlockOrigin{view, traced->second[0], traced->second[1]};
+}
+
+void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
+                        int64_t blockRows) {
+  if (tile.getNumDpsInputs() < 2)
+    return;
+  Value b = tile.getDpsInputOperand(1)->get();
+  auto type = dyn_cast<RankedTensorType>(b.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape())
+    return;
+  OpBuilder builder(tile);
+  auto traced = traceSlices(builder, tile, b);
+  if (!traced || !traced->first.getDefiningOp<linalg::CopyOp>())
+    return;
+  Location loc = tile.getLoc();
+  MemRefType view = origin.view.getType();
+  int64_t lineElements = std::max<int64_t>(
+      1, kCacheLineBytes * 8 /
+             std::max<int64_t>(8, view.getElementTypeBitWidth()));
+  Value first = arith::AddIOp::create(builder, loc, origin.row,
+                                      traced->second[0]);
+  first = arith::AddIOp::create(
+      builder, loc, first,
+      arith::ConstantIndexOp::create(builder, loc, blockRows));
+  Value lastRow =
+      arith::ConstantIndexOp::create(builder, loc, view.getDimSize(0) - 1);
+  Value column =
+      arith::AddIOp::create(builder, loc, origin.column, traced->second[1]);
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  Value rows = arith::ConstantIndexOp::create(builder, loc, type.getDimSize(0));
+  scf::ForOp::create(
+      builder, loc, zero, rows, one, ValueRange{},
+      [&](OpBuilder &nested, Location loc, Value k, ValueRange) {
+        Value row = arith::AddIOp::create(nested, loc, first, k);
+        row = arith::MinSIOp::create(nested, loc, row, lastRow);
+        for (int64_t offset = 0; offset < type.getDimSize(1);
+             offset += lineElements) {
+          Value at = offset == 0
+                         ? column
+                         : arith::AddIOp::create(
+                               nested, loc, column,
+                               arith::ConstantIndexOp::create(nested, loc,
+                                                              offset));
+          memref::PrefetchOp::create(nested, loc, origin.view,
+                                     ValueRange{row, at}, /*isWrite=*/false,
+                                     /*localityHint=*/2, /*isDataCache=*/true);
+        }
+        scf::YieldOp::create(nested, loc);
+      });
+  LLVM_DEBUG(llvm::dbgs() << "register tile at " << loc
+                          << " prefetches the next B block\n");
 }
 
 } // namespace fleet::codegen::detail

@@ -460,6 +460,7 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
   // its whole reduction: blocks only change speed.
   SmallVector<int64_t> interchange;
   linalg::CopyOp bBlockCopy;
+  std::optional<BBlockOrigin> bBlockOrigin;
   if (reductionBlock > 0) {
     FailureOr<linalg::LinalgOp> blocked =
         blockReduction(rewriter, root, reductionBlock);
@@ -469,6 +470,8 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
         interchange = {1, 0, 2, 3, 4, 5};
       else if (copyBBlocks)
         bBlockCopy = copyBBlock(rewriter, root, target);
+      if (bBlockCopy)
+        bBlockOrigin = findBBlockOrigin(bBlockCopy);
     } else {
       LLVM_DEBUG(llvm::dbgs() << "reduction not blocked by "
                               << reductionBlock << "\n");
@@ -504,6 +507,14 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
       rewriter, cast<TilingInterface>(root.getOperation()), tiles, interchange);
   if (failed(loops))
     return root.emitOpError("could not be tiled into register tiles");
+  // Each register tile of a B-block kernel first prefetches the lines of
+  // the next block under its columns (while the origin's index arithmetic,
+  // built before the copy, is still unused and alive).
+  if (bBlockOrigin && !loops->empty())
+    loops->back().walk([&](linalg::LinalgOp tile) {
+      if (linalg::isaContractionOpInterface(tile))
+        prefetchNextBBlock(tile, *bBlockOrigin, reductionBlock);
+    });
   eraseDeadOps(func, rewriter);
   peelLoops(rewriter, *loops);
   // The B block's copy in rows of 4 vectors (peeled), so it vectorizes.

@@ -4,11 +4,12 @@
 // "Register tiles"). An unpacked 49 x 4608 x 512 matmul (a 3x3 convolution
 // at 512 channels, 7 x 7 outputs): A is much shorter than B is wide, so
 // each workgroup keeps all 49 rows (M not distributed) and B streams once.
-// B is read in blocks copied to a temporary ("B blocks"): rows as long as
-// leaves 2 workgroups (256 columns), as many as fill half of L2 (256 of
-// 1 KiB), so K = 4608 is walked in blocks of 256 steps.
+// B is read in blocks copied to a temporary ("B blocks"): B's panel (4608
+// rows of 1 KiB) does not fit half of L2; rows as long as leaves 2
+// workgroups (256 columns), as many as fill 128 KiB (128 of 1 KiB), so
+// K = 4608 is walked in blocks of 128 steps.
 // CHECK-LABEL: stream.executable private @short_a
-// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 256 : i64, workgroup_tiles = array<i64: 0, 256, 0>}
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 128 : i64, workgroup_tiles = array<i64: 0, 256, 0>}
 stream.executable private @short_a {
   stream.executable.export public @short_a workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
@@ -35,9 +36,9 @@ stream.executable private @short_a {
 // -----
 
 // 8 rows, B's rows 16 KiB apart: copied in blocks of 2048 columns (8 KiB
-// rows) x 32 rows (256 KiB, half of L2), 2 workgroups.
+// rows) x 16 rows (128 KiB), 2 workgroups.
 // CHECK-LABEL: stream.executable private @eight_rows
-// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 32 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 16 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
 stream.executable private @eight_rows {
   stream.executable.export public @eight_rows workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
@@ -157,7 +158,7 @@ stream.executable private @packed {
 // "Epilogues"): the epilogue gets the product's configuration, its tiles
 // on the epilogue's two loops (M, N), the reduction's dropped.
 // CHECK-LABEL: stream.executable private @short_a_epilogue
-// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 256 : i64, workgroup_tiles = array<i64: 0, 256>}
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 128 : i64, workgroup_tiles = array<i64: 0, 256>}
 stream.executable private @short_a_epilogue {
   stream.executable.export public @short_a_epilogue workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
