@@ -64,6 +64,17 @@ else:
     lit_config.note(f"ONNX tests skipped: {_problem} "
                     "(run scripts/bootstrap to create .venv/)")
 
+# Kernels compiled for Haswell (`REQUIRES: avx2`: AVX2 and FMA, which
+# every x86-64 CPU of the last decade has) run on this host.
+try:
+    with open("/proc/cpuinfo") as _cpuinfo:
+        _flags = next((line.split(":", 1)[1].split() for line in _cpuinfo
+                       if line.startswith("flags")), [])
+    if "avx2" in _flags and "fma" in _flags:
+        config.available_features.add("avx2")
+except OSError:
+    pass
+
 # MPI tests (`REQUIRES: mpi`, test/MPI): the mpi driver's device servers
 # under mpirun, on loopback only (test/MPI/Inputs/mpirun.sh), one test at a
 # time. Skipped, with the reason, when the build has no mpi driver or mpirun

@@ -171,8 +171,9 @@ mlir::LogicalResult tileAndVectorize(mlir::func::FuncOp func,
 /// kernels, after vectorization.
 void prefetchNextRows(mlir::func::FuncOp func);
 
-/// Where a block of B copied by a B-block kernel (KernelConfig::copyBBlocks)
-/// lies: B's binding view and the block's first row and column there.
+/// Where the B read by a B-block kernel (KernelConfig::prefetchBBlocks) lies:
+/// B's binding view and, for a block's copy (copyBBlocks), the block's first
+/// row and column there (0 and 0 when the register tiles read B itself).
 struct BBlockOrigin {
   mlir::TypedValue<mlir::MemRefType> view;
   mlir::Value row, column;
@@ -182,8 +183,13 @@ struct BBlockOrigin {
 /// if it reads a static row-major binding through unit-stride slices.
 std::optional<BBlockOrigin> findBBlockOrigin(mlir::linalg::CopyOp copy);
 
-/// Before a register `tile` reading its columns of the copy of the block
-/// at `origin`, a loop prefetching into L2 the lines of B under those
+/// The origin of the B that the blocked contraction `root` reads in place
+/// (its second input, a static row-major binding through unit-stride
+/// slices).
+std::optional<BBlockOrigin> findBOrigin(mlir::linalg::LinalgOp root);
+
+/// Before a register `tile` reading its columns of the block at `origin`
+/// (the copy, or B in place), a loop prefetching into L2 the lines of B under those
 /// columns in the next block, `blockRows` rows further on
 /// (PrefetchNextRows.cpp): the next block streams in while the tiles
 /// compute on this one, instead of while the next copy waits for it.

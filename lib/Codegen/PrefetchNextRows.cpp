@@ -160,9 +160,11 @@ traceSlices(OpBuilder &builder, Operation *at, Value value) {
   return std::make_pair(value, offsets);
 }
 
-std::optional<BBlockOrigin> findBBlockOrigin(linalg::CopyOp copy) {
-  OpBuilder builder(copy);
-  auto traced = traceSlices(builder, copy, copy.getInputs().front());
+/// The binding view `value` slices, with the offsets of the slice there,
+/// if it is a static row-major rank-2 view read through unit-stride slices.
+static std::optional<BBlockOrigin> findOrigin(Operation *at, Value value) {
+  OpBuilder builder(at);
+  auto traced = traceSlices(builder, at, value);
   if (!traced || traced->second.size() != 2)
     return std::nullopt;
   auto toTensor = traced->first.getDefiningOp<bufferization::ToTensorOp>();
@@ -175,6 +177,23 @@ std::optional<BBlockOrigin> findBBlockOrigin(linalg::CopyOp copy) {
   return BBlockOrigin{view, traced->second[0], traced->second[1]};
 }
 
+std::optional<BBlockOrigin> findBBlockOrigin(linalg::CopyOp copy) {
+  return findOrigin(copy, copy.getInputs().front());
+}
+
+std::optional<BBlockOrigin> findBOrigin(linalg::LinalgOp root) {
+  if (root.getNumDpsInputs() < 2)
+    return std::nullopt;
+  std::optional<BBlockOrigin> origin =
+      findOrigin(root, root.getDpsInputOperand(1)->get());
+  if (!origin)
+    return std::nullopt;
+  // The register tiles' slices trace back to B itself, with B's offsets.
+  OpBuilder builder(root);
+  Value zero = arith::ConstantIndexOp::create(builder, root.getLoc(), 0);
+  return BBlockOrigin{origin->view, zero, zero};
+}
+
 void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
                         int64_t blockRows) {
   if (tile.getNumDpsInputs() < 2)
@@ -185,7 +204,11 @@ void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
     return;
   OpBuilder builder(tile);
   auto traced = traceSlices(builder, tile, b);
-  if (!traced || !traced->first.getDefiningOp<linalg::CopyOp>())
+  // The copy of the block, or B itself (read in place).
+  auto toTensor = traced ? traced->first.getDefiningOp<bufferization::ToTensorOp>()
+                         : nullptr;
+  if (!traced || !(traced->first.getDefiningOp<linalg::CopyOp>() ||
+                   (toTensor && toTensor.getBuffer() == origin.view)))
     return;
   Location loc = tile.getLoc();
   MemRefType view = origin.view.getType();

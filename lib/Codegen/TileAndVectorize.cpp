@@ -452,7 +452,8 @@ linalg::CopyOp copyBBlock(RewriterBase &rewriter, linalg::LinalgOp root,
 
 LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
                          const TargetInfo &target, int64_t reductionBlock,
-                         bool copyBBlocks, RewriterBase &rewriter) {
+                         bool prefetchBBlocks, bool copyBBlocks,
+                         RewriterBase &rewriter) {
   // Blocks of the reduction first; within a block, packed B panels (mmt4d
   // loops m1, n1, ...) are walked in the outer loop so that each B panel's
   // block stays in L1 while A's pass over it.
@@ -470,8 +471,10 @@ LogicalResult tileMatmul(func::FuncOp func, linalg::LinalgOp root,
         interchange = {1, 0, 2, 3, 4, 5};
       else if (copyBBlocks)
         bBlockCopy = copyBBlock(rewriter, root, target);
-      if (bBlockCopy)
+      if (prefetchBBlocks && bBlockCopy)
         bBlockOrigin = findBBlockOrigin(bBlockCopy);
+      else if (prefetchBBlocks && !isa<linalg::Mmt4DOp>(root.getOperation()))
+        bBlockOrigin = findBOrigin(root);
     } else {
       LLVM_DEBUG(llvm::dbgs() << "reduction not blocked by "
                               << reductionBlock << "\n");
@@ -722,13 +725,15 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
   case KernelKind::Matmul: {
     int64_t block = config ? config->reductionBlock : 0;
     bool copyB = config && config->copyBBlocks;
+    bool prefetchB = config && config->prefetchBBlocks;
     linalg::LinalgOp product = getEpilogueProduct(root);
     if (block > 0 && product) {
       // An epilogue over a product walked in reduction blocks: every block
       // precedes the epilogue, so the product is tiled as a root of its own
       // and the epilogue then reads its finished tile in vector chunks
       // (docs/kernels.md "Epilogues").
-      tiled = tileMatmul(func, product, target, block, copyB, rewriter);
+      tiled = tileMatmul(func, product, target, block, prefetchB, copyB,
+                         rewriter);
       if (succeeded(tiled)) {
         root = findRootOp(func);
         tiled = root ? tileElementwise(func, root, target, rewriter)
@@ -736,7 +741,7 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
       }
       break;
     }
-    tiled = tileMatmul(func, root, target, block, copyB, rewriter);
+    tiled = tileMatmul(func, root, target, block, prefetchB, copyB, rewriter);
     break;
   }
   case KernelKind::Elementwise:

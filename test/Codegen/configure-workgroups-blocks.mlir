@@ -1,15 +1,20 @@
 // RUN: fleet-opt %s --split-input-file '--codegen-configure-workgroups=target-cpu=haswell cache-sizes=32K,512K' | FileCheck %s
+// RUN: fleet-opt %s --split-input-file '--codegen-configure-workgroups=target-cpu=skylake-avx512 cache-sizes=32K,1M' | FileCheck %s --check-prefix=AVX512
 
 // A 16-register target with 512 KiB of L2 (Zen 3's; docs/kernels.md
 // "Register tiles"). An unpacked 49 x 4608 x 512 matmul (a 3x3 convolution
 // at 512 channels, 7 x 7 outputs): A is much shorter than B is wide, so
 // each workgroup keeps all 49 rows (M not distributed) and B streams once.
-// B is read in blocks copied to a temporary ("B blocks"): B's panel (4608
-// rows of 1 KiB) does not fit half of L2; rows as long as leaves 2
-// workgroups (256 columns), as many as fill 128 KiB (128 of 1 KiB), so
-// K = 4608 is walked in blocks of 128 steps.
+// B is read in blocks ("B blocks"): B's panel (4608 rows of 1 KiB) does
+// not fit half of L2; rows as long as leaves 2 workgroups (256 columns),
+// as many as fill 128 KiB (128 of 1 KiB), so K = 4608 is walked in blocks
+// of 128 steps, each tile prefetching the next block. Nine 6-row register
+// tiles read each block: it is copied to a temporary first. With AVX-512
+// (8-row tiles two lines wide) the tiles read B in place.
 // CHECK-LABEL: stream.executable private @short_a
-// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 128 : i64, workgroup_tiles = array<i64: 0, 256, 0>}
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", prefetch_b_blocks, reduction_block = 128 : i64, workgroup_tiles = array<i64: 0, 256, 0>}
+// AVX512-LABEL: stream.executable private @short_a
+// AVX512: fleet.codegen = {kind = "matmul", prefetch_b_blocks, reduction_block = 128 : i64, workgroup_tiles = array<i64: 0, 256, 0>}
 stream.executable private @short_a {
   stream.executable.export public @short_a workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
@@ -35,10 +40,13 @@ stream.executable private @short_a {
 
 // -----
 
-// 8 rows, B's rows 16 KiB apart: copied in blocks of 2048 columns (8 KiB
-// rows) x 16 rows (128 KiB), 2 workgroups.
+// 8 rows, B's rows 16 KiB apart: blocks of 2048 columns (8 KiB rows) x 16
+// rows (128 KiB), 2 workgroups; two 4-row register tiles read them in
+// place.
 // CHECK-LABEL: stream.executable private @eight_rows
-// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 16 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
+// CHECK: fleet.codegen = {kind = "matmul", prefetch_b_blocks, reduction_block = 16 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
+// AVX512-LABEL: stream.executable private @eight_rows
+// AVX512: fleet.codegen = {kind = "matmul", prefetch_b_blocks, reduction_block = 16 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
 stream.executable private @eight_rows {
   stream.executable.export public @eight_rows workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
@@ -64,10 +72,12 @@ stream.executable private @eight_rows {
 
 // -----
 
-// One row: its register tile (1 x 256) reads 1 KiB of each of B's rows
-// already, so B is read where it lies.
+// One row: its register tile (1 x 64, 1 x 256 with AVX-512) reads B in
+// place, in the blocks of @eight_rows.
 // CHECK-LABEL: stream.executable private @one_row
-// CHECK: fleet.codegen = {kind = "matmul", workgroup_tiles = array<i64: 0, 64, 0>}
+// CHECK: fleet.codegen = {kind = "matmul", prefetch_b_blocks, reduction_block = 16 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
+// AVX512-LABEL: stream.executable private @one_row
+// AVX512: fleet.codegen = {kind = "matmul", prefetch_b_blocks, reduction_block = 16 : i64, workgroup_tiles = array<i64: 0, 2048, 0>}
 stream.executable private @one_row {
   stream.executable.export public @one_row workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index
@@ -158,7 +168,7 @@ stream.executable private @packed {
 // "Epilogues"): the epilogue gets the product's configuration, its tiles
 // on the epilogue's two loops (M, N), the reduction's dropped.
 // CHECK-LABEL: stream.executable private @short_a_epilogue
-// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", reduction_block = 128 : i64, workgroup_tiles = array<i64: 0, 256>}
+// CHECK: fleet.codegen = {copy_b_blocks, kind = "matmul", prefetch_b_blocks, reduction_block = 128 : i64, workgroup_tiles = array<i64: 0, 256>}
 stream.executable private @short_a_epilogue {
   stream.executable.export public @short_a_epilogue workgroups() -> (index, index, index) {
     %c1 = arith.constant 1 : index

@@ -51,9 +51,13 @@ struct KernelConfig {
   /// each register tile walks the whole reduction.
   int64_t reductionBlock = 0;
   /// Matmul kernels with reduction blocks and B read where it lies (K x N,
-  /// rows N elements apart): each block of B is first copied into a
-  /// temporary of reductionBlock rows x the workgroup's columns
-  /// (docs/kernels.md "B blocks").
+  /// rows N elements apart; docs/kernels.md "B blocks"): each register
+  /// tile first prefetches the lines of B under its columns in the next
+  /// block, reductionBlock rows further on.
+  bool prefetchBBlocks = false;
+  /// With prefetchBBlocks: each block of B is first copied into a
+  /// temporary of reductionBlock rows x the workgroup's columns, which the
+  /// register tiles read instead of B.
   bool copyBBlocks = false;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *context) const;

@@ -44,12 +44,17 @@ CASES = [
     # of 1 column (the temporary sized for the widest), blocks of 8 steps
     # (K = 1032 = 8 x 129). 14 rows: 5 + 5 + 4-row register tiles.
     ("plain", 8, 1024, 512), ("plain", 7, 1032, 129), ("plain", 14, 37, 129),
+    # More register tile rows than 3 (24 and 25 rows with AVX2: the block
+    # is copied; read in place with AVX-512), each tile prefetching the
+    # next block; the last block's prefetches clamped to B's last row.
+    ("plain", 24, 1024, 512), ("plain", 1, 1024, 4100),
     # The same with a bias + relu epilogue in the product's dispatch
     # (docs/kernels.md "Epilogues"): fused into the register tiles, or
     # after a product walked in reduction blocks (K = 1024, with and
     # without B blocks).
     ("epi", 7, 37, 129), ("epi", 129, 7, 37), ("epi", 37, 1024, 7),
     ("epi", 8, 1024, 512), ("epi", 7, 1032, 129), ("epi", 129, 1024, 37),
+    ("epi", 25, 1032, 129),
     ("packed", 129, 1025, 257), ("packed", 257, 1025, 65),
     ("packed", 65, 2049, 129), ("packed", 67, 2048, 129),
     ("weight", 1, 7, 37), ("weight", 7, 129, 257), ("weight", 37, 37, 129),
