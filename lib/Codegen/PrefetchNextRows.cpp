@@ -1,4 +1,4 @@
-//===- PrefetchNextRows.cpp - reduction kernels fetch the next row -------===//
+//===- PrefetchNextRows.cpp - kernels fetch the next row or block --------===//
 //
 // A reduction kernel visits each row of its input several times (softmax:
 // max, exp, sum, divide; docs/pipeline.md "Row groups"). Only the first
@@ -8,19 +8,26 @@
 // several do) also prefetches the cache lines of the same columns one row
 // further on (`memref.prefetch`, an upstream op lowered to `llvm.prefetch`),
 // so the next row streams in while this one computes (docs/kernels.md
-// "Streaming stores"). Invariant: prefetches never change a kernel's
-// result; their row index is clamped to the binding's last row.
+// "Streaming stores").
+//
+// A matmul walking B in blocks (docs/kernels.md "B blocks") computes a
+// block from L2 (B in place, or its copy) while memory would idle; each
+// register tile first prefetches the lines under its columns in the next
+// block, so the next block streams in meanwhile.
+//
+// Invariant: prefetches never change a kernel's result; their row index is
+// clamped to the binding's last row.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelCompilerInternal.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
@@ -62,30 +69,21 @@ TypedValue<MemRefType> rowMajorSource(vector::TransferReadOp read) {
   return view;
 }
 
-/// Before `read` (a rowMajorSource read of `view`), prefetches into L2 the
-/// cache lines of the same columns `rows` rows further on, the row clamped
-/// to the view's last.
-void prefetchRowsAhead(vector::TransferReadOp read, TypedValue<MemRefType> view,
-                       int64_t rows) {
-  MemRefType type = view.getType();
-  int64_t rank = type.getRank();
-  int64_t elementBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  int64_t lineElements = std::max<int64_t>(1, kCacheLineBytes / elementBytes);
-  int64_t vectorElements = read.getVectorType().getNumElements();
-  OpBuilder builder(read);
-  Location loc = read.getLoc();
-  SmallVector<Value> indices(read.getIndices());
-  Value ahead = arith::ConstantIndexOp::create(builder, loc, rows);
-  Value lastRow = arith::ConstantIndexOp::create(
-      builder, loc, type.getDimSize(rank - 2) - 1);
-  Value row = arith::AddIOp::create(builder, loc, indices[rank - 2], ahead);
-  indices[rank - 2] = arith::MinSIOp::create(builder, loc, row, lastRow);
-  Value column = indices[rank - 1];
-  for (int64_t offset = 0; offset < vectorElements; offset += lineElements) {
-    Value step = arith::ConstantIndexOp::create(builder, loc, offset);
-    indices[rank - 1] = offset == 0
-                            ? column
-                            : arith::AddIOp::create(builder, loc, column, step);
+/// Prefetches into L2 (locality 2: x86 `prefetcht1`) the cache lines of
+/// `view` at `indices` (a row's position, its column last) and the next
+/// `elements` - 1 elements of that row.
+void prefetchLines(OpBuilder &builder, Location loc,
+                   TypedValue<MemRefType> view, SmallVector<Value> indices,
+                   int64_t elements) {
+  int64_t lineElements = std::max<int64_t>(
+      1, kCacheLineBytes * 8 /
+             std::max<int64_t>(8, view.getType().getElementTypeBitWidth()));
+  Value column = indices.back();
+  for (int64_t offset = 0; offset < elements; offset += lineElements) {
+    if (offset != 0)
+      indices.back() = arith::AddIOp::create(
+          builder, loc, column,
+          arith::ConstantIndexOp::create(builder, loc, offset));
     memref::PrefetchOp::create(builder, loc, view, indices, /*isWrite=*/false,
                                /*localityHint=*/2, /*isDataCache=*/true);
   }
@@ -128,7 +126,17 @@ void prefetchNextRows(func::FuncOp func) {
     // Softmax over [4096, 4096] on Zen 4, medians of 10 calls: 7.16-7.47
     // ms with 3, 6.90-7.11 with 2; 1 (`prefetcht2`) and 0 (`prefetchnta`)
     // as 2; two or three rows ahead no faster.
-    prefetchRowsAhead(read, view, /*rows=*/1);
+    OpBuilder builder(read);
+    Location loc = read.getLoc();
+    int64_t rank = view.getType().getRank();
+    SmallVector<Value> indices(read.getIndices());
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value lastRow = arith::ConstantIndexOp::create(
+        builder, loc, view.getType().getDimSize(rank - 2) - 1);
+    Value next = arith::AddIOp::create(builder, loc, indices[rank - 2], one);
+    indices[rank - 2] = arith::MinSIOp::create(builder, loc, next, lastRow);
+    prefetchLines(builder, loc, view, indices,
+                  read.getVectorType().getNumElements());
     LLVM_DEBUG(llvm::dbgs() << "prefetch the next row of " << view.getType()
                             << " at " << read.getLoc() << "\n");
   }
@@ -205,23 +213,20 @@ void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
   OpBuilder builder(tile);
   auto traced = traceSlices(builder, tile, b);
   // The copy of the block, or B itself (read in place).
-  auto toTensor = traced ? traced->first.getDefiningOp<bufferization::ToTensorOp>()
-                         : nullptr;
-  if (!traced || !(traced->first.getDefiningOp<linalg::CopyOp>() ||
-                   (toTensor && toTensor.getBuffer() == origin.view)))
+  if (!traced)
+    return;
+  auto toTensor = traced->first.getDefiningOp<bufferization::ToTensorOp>();
+  if (!traced->first.getDefiningOp<linalg::CopyOp>() &&
+      !(toTensor && toTensor.getBuffer() == origin.view))
     return;
   Location loc = tile.getLoc();
-  MemRefType view = origin.view.getType();
-  int64_t lineElements = std::max<int64_t>(
-      1, kCacheLineBytes * 8 /
-             std::max<int64_t>(8, view.getElementTypeBitWidth()));
-  Value first = arith::AddIOp::create(builder, loc, origin.row,
-                                      traced->second[0]);
+  Value first =
+      arith::AddIOp::create(builder, loc, origin.row, traced->second[0]);
   first = arith::AddIOp::create(
       builder, loc, first,
       arith::ConstantIndexOp::create(builder, loc, blockRows));
-  Value lastRow =
-      arith::ConstantIndexOp::create(builder, loc, view.getDimSize(0) - 1);
+  Value lastRow = arith::ConstantIndexOp::create(
+      builder, loc, origin.view.getType().getDimSize(0) - 1);
   Value column =
       arith::AddIOp::create(builder, loc, origin.column, traced->second[1]);
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -232,18 +237,8 @@ void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
       [&](OpBuilder &nested, Location loc, Value k, ValueRange) {
         Value row = arith::AddIOp::create(nested, loc, first, k);
         row = arith::MinSIOp::create(nested, loc, row, lastRow);
-        for (int64_t offset = 0; offset < type.getDimSize(1);
-             offset += lineElements) {
-          Value at = offset == 0
-                         ? column
-                         : arith::AddIOp::create(
-                               nested, loc, column,
-                               arith::ConstantIndexOp::create(nested, loc,
-                                                              offset));
-          memref::PrefetchOp::create(nested, loc, origin.view,
-                                     ValueRange{row, at}, /*isWrite=*/false,
-                                     /*localityHint=*/2, /*isDataCache=*/true);
-        }
+        prefetchLines(nested, loc, origin.view, {row, column},
+                      type.getDimSize(1));
         scf::YieldOp::create(nested, loc);
       });
   LLVM_DEBUG(llvm::dbgs() << "register tile at " << loc
