@@ -159,6 +159,14 @@ mlir::LogicalResult tileReduction(mlir::func::FuncOp func,
                                   const TargetInfo &target,
                                   mlir::RewriterBase &rewriter);
 
+/// The pooling strategy (TilePooling.cpp): a pooling op of static shape as
+/// 1-D pooling ops over a vector's width of output columns; other ops are
+/// left alone.
+mlir::LogicalResult tilePooling(mlir::func::FuncOp func,
+                                mlir::linalg::LinalgOp root,
+                                const TargetInfo &target,
+                                mlir::RewriterBase &rewriter);
+
 /// Tiles the workgroup's tile for caches/registers and vectorizes it, per
 /// the function's `fleet.codegen` config (selected here when absent).
 /// `dumpStream` (optional) receives the IR after tiling.

@@ -751,6 +751,8 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
     tiled = tileReduction(func, root, target, rewriter);
     break;
   case KernelKind::Generic:
+    if (root)
+      tiled = tilePooling(func, root, target, rewriter);
     break;
   }
   if (failed(tiled))
