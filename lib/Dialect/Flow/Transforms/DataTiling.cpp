@@ -1,7 +1,9 @@
 //===- DataTiling.cpp - matmuls on packed operands (mmt4d) ----------------===//
 //
 // Invariants established: no (batch_)matmul in a host function reads B
-// transposed (a linalg.transpose makes it row-major first); every static
+// transposed (a linalg.transpose makes it row-major first); no
+// linalg.transpose of a compile-time constant is left (it folds into a
+// constant, `@<global>__transposed`); every static
 // f32 `linalg.matmul` in a host
 // function that meets the data-tiling rule (Passes.td, docs/kernels.md
 // "Data tiling") is a `linalg.mmt4d` on A packed as [M1, K, M0, 1] and B
@@ -102,22 +104,20 @@ std::optional<ConstantValues> getConstantValues(Value value,
   return std::nullopt;
 }
 
-/// The values of `pack` applied to `source` (row-major, `pack`'s source
-/// shape), padding with zeros, element by element from the op's
-/// definition, written into a new blob (no other copy: weights can be
-/// hundreds of MiB).
-AsmResourceBlob packValues(linalg::PackOp pack, ArrayRef<float> source) {
-  RankedTensorType sourceType = pack.getSourceType();
-  RankedTensorType destType = pack.getDestType();
-  int64_t rank = sourceType.getRank();
-  ArrayRef<int64_t> innerDimsPos = pack.getInnerDimsPos();
-  SmallVector<int64_t> tiles = pack.getStaticTiles();
-  SmallVector<int64_t> outerPerm(pack.getOuterDimsPerm());
-  if (outerPerm.empty())
-    outerPerm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  SmallVector<int64_t> sourceStrides = computeStrides(sourceType.getShape());
-  SmallVector<int64_t> destShape(destType.getShape());
-  int64_t count = destType.getNumElements();
+/// The values of a pack of `source` (row-major, of shape `sourceShape`)
+/// into `destShape`: destination dim d (of the outer ones) is source dim
+/// `outerPerm[d]`, tiled by `tiles` along `innerDimsPos`, padded with
+/// zeros, element by element from linalg.pack's definition, written into a
+/// new blob (no other copy: weights can be hundreds of MiB). With no tiles
+/// it is a transpose (linalg.transpose's permutation).
+AsmResourceBlob packValues(ArrayRef<int64_t> sourceShape,
+                           ArrayRef<int64_t> destShape,
+                           ArrayRef<int64_t> outerPerm,
+                           ArrayRef<int64_t> innerDimsPos,
+                           ArrayRef<int64_t> tiles, ArrayRef<float> source) {
+  int64_t rank = sourceShape.size();
+  SmallVector<int64_t> sourceStrides = computeStrides(sourceShape);
+  int64_t count = computeProduct(destShape);
   AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
       count * sizeof(float), alignof(float), /*dataIsMutable=*/true);
   MutableArrayRef<float> result(
@@ -139,12 +139,38 @@ AsmResourceBlob packValues(linalg::PackOp pack, ArrayRef<float> source) {
     bool inBounds = true;
     int64_t offset = 0;
     for (int64_t d = 0; d < rank; ++d) {
-      inBounds &= sourceIndex[d] < sourceType.getDimSize(d);
+      inBounds &= sourceIndex[d] < sourceShape[d];
       offset += sourceIndex[d] * sourceStrides[d];
     }
     result[linear] = inBounds ? source[offset] : 0.0f;
   }
   return blob;
+}
+
+/// `blob` of `type` as a value before `at`: an arith.constant named `name`
+/// when `global` is null, else the load of a new immutable global
+/// `@<global><suffix>` after `global`.
+Value materializeConstant(RewriterBase &rewriter, Operation *at,
+                          RankedTensorType type, AsmResourceBlob blob,
+                          util::GlobalOp global, StringRef suffix,
+                          SymbolTable &symbols) {
+  std::string name = global ? (global.getSymName() + suffix).str()
+                            : suffix.drop_front(2).str();
+  Attribute attr = DenseF32ResourceElementsAttr::get(type, name,
+                                                     std::move(blob));
+  rewriter.setInsertionPoint(at);
+  if (!global)
+    return arith::ConstantOp::create(rewriter, at->getLoc(), type,
+                                     cast<TypedAttr>(attr));
+  OpBuilder moduleBuilder(global);
+  moduleBuilder.setInsertionPointAfter(global);
+  auto folded = util::GlobalOp::create(
+      moduleBuilder, global.getLoc(), moduleBuilder.getStringAttr("private"),
+      name, type, /*is_mutable=*/false, attr);
+  symbols.insert(folded);
+  LLVM_DEBUG(llvm::dbgs() << "@" << global.getSymName() << " folded into @"
+                          << folded.getSymName() << " at compile time\n");
+  return util::GlobalLoadOp::create(rewriter, at->getLoc(), folded);
 }
 
 /// Folds `pack` of a constant into a new constant: an arith.constant for an
@@ -158,24 +184,15 @@ Value foldConstantPack(RewriterBase &rewriter, linalg::PackOp pack,
   if (!values)
     return {};
   global = values->global;
-  RankedTensorType type = pack.getDestType();
-  std::string name =
-      global ? (global.getSymName() + "__packed").str() : "packed";
-  Attribute attr = DenseF32ResourceElementsAttr::get(
-      type, name, packValues(pack, values->data));
-  rewriter.setInsertionPoint(pack);
-  if (!global)
-    return arith::ConstantOp::create(rewriter, pack.getLoc(), type,
-                                     cast<TypedAttr>(attr));
-  OpBuilder moduleBuilder(global);
-  moduleBuilder.setInsertionPointAfter(global);
-  auto packedGlobal = util::GlobalOp::create(
-      moduleBuilder, global.getLoc(), moduleBuilder.getStringAttr("private"),
-      name, type, /*is_mutable=*/false, attr);
-  symbols.insert(packedGlobal);
-  LLVM_DEBUG(llvm::dbgs() << "packed @" << global.getSymName() << " into @"
-                          << packedGlobal.getSymName() << " at compile time\n");
-  return util::GlobalLoadOp::create(rewriter, pack.getLoc(), packedGlobal);
+  int64_t rank = pack.getSourceType().getRank();
+  SmallVector<int64_t> outerPerm(pack.getOuterDimsPerm());
+  if (outerPerm.empty())
+    outerPerm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  AsmResourceBlob blob = packValues(
+      pack.getSourceType().getShape(), pack.getDestType().getShape(),
+      outerPerm, pack.getInnerDimsPos(), pack.getStaticTiles(), values->data);
+  return materializeConstant(rewriter, pack, pack.getDestType(),
+                             std::move(blob), global, "__packed", symbols);
 }
 
 /// Erases `global` (private, no longer read) and frees its dense_resource
@@ -196,6 +213,51 @@ void eraseUnpackedGlobal(util::GlobalOp global, SymbolTable &symbols,
   if (!shared)
     if (auto *entry = resource.getRawHandle().getResource())
       entry->setBlob(AsmResourceBlob());
+}
+
+/// After a fold replaced the only reader of `source`'s value: erases
+/// `source` and the reshapes and load that fed it while nothing reads them
+/// (`onErase` sees each first), and `global` once private and unread: a
+/// folded weight is not also kept (nor uploaded) as it was, and is freed
+/// now, so at most one weight is held twice at a time.
+void eraseUnreadConstant(RewriterBase &rewriter, Operation *source,
+                         util::GlobalOp global, SymbolTable &symbols,
+                         ModuleOp module,
+                         function_ref<void(Operation *)> onErase = {}) {
+  while (source && isOpTriviallyDead(source)) {
+    Operation *next = source->getNumOperands()
+                          ? source->getOperand(0).getDefiningOp()
+                          : nullptr;
+    if (onErase)
+      onErase(source);
+    rewriter.eraseOp(source);
+    source = next;
+  }
+  if (global && global.isPrivate() &&
+      SymbolTable::symbolKnownUseEmpty(global, module))
+    eraseUnpackedGlobal(global, symbols, module);
+}
+
+/// Folds a transpose of a constant (a weight read transposed, ONNX Gemm's
+/// transB) into a new constant (`@<global>__transposed`), so the matmul
+/// reading it sees a constant and packs it at compile time.
+void foldConstantTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
+                           SymbolTable &symbols, ModuleOp module) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return;
+  std::optional<ConstantValues> values =
+      getConstantValues(op.getInput(), symbols);
+  if (!values)
+    return;
+  AsmResourceBlob blob =
+      packValues(op.getInput().getType().getShape(), type.getShape(),
+                 op.getPermutation(), {}, {}, values->data);
+  Operation *source = op.getInput().getDefiningOp();
+  Value folded = materializeConstant(rewriter, op, type, std::move(blob),
+                                     values->global, "__transposed", symbols);
+  rewriter.replaceOp(op, folded);
+  eraseUnreadConstant(rewriter, source, values->global, symbols, module);
 }
 
 /// A matmul's A that is a window copy (ConvertConv2DToImg2Col's im2col):
@@ -400,6 +462,14 @@ struct DataTilingPass
       });
     for (linalg::LinalgOp op : transposed)
       untransposeRhs(rewriter, op);
+    SmallVector<linalg::TransposeOp> transposes;
+    for (auto func : module.getOps<util::FuncOp>())
+      func.walk([&](linalg::TransposeOp op) {
+        if (op.hasPureTensorSemantics())
+          transposes.push_back(op);
+      });
+    for (linalg::TransposeOp op : transposes)
+      foldConstantTranspose(rewriter, op, symbols, module);
     SmallVector<linalg::MatmulOp> matmuls;
     for (auto func : module.getOps<util::FuncOp>())
       func.walk([&](linalg::MatmulOp matmul) {
@@ -541,28 +611,18 @@ struct DataTilingPass
       if (folded) {
         Operation *source = packOp.getSource().getDefiningOp();
         rewriter.replaceOp(packOp, folded);
-        // The reshapes and load that fed it, now unread, and the unpacked
-        // weight itself once nothing reads it: not kept (nor uploaded)
-        // unpacked, and freed now, so at most one weight is held twice at
-        // a time.
-        while (source && isOpTriviallyDead(source)) {
-          Operation *next = source->getNumOperands()
-                                ? source->getOperand(0).getDefiningOp()
-                                : nullptr;
-          // Its results must not stay keys: a value created later may
-          // reuse their storage.
-          SmallVector<std::pair<Value, Type>> stale;
-          for (auto &entry : packedConstants)
-            if (entry.first.first.getDefiningOp() == source)
-              stale.push_back(entry.first);
-          for (auto &key : stale)
-            packedConstants.erase(key);
-          rewriter.eraseOp(source);
-          source = next;
-        }
-        if (global && global.isPrivate() &&
-            SymbolTable::symbolKnownUseEmpty(global, getOperation()))
-          eraseUnpackedGlobal(global, symbols, getOperation());
+        eraseUnreadConstant(
+            rewriter, source, global, symbols, getOperation(),
+            [&](Operation *erased) {
+              // Its results must not stay keys: a value created later may
+              // reuse their storage.
+              SmallVector<std::pair<Value, Type>> stale;
+              for (auto &entry : packedConstants)
+                if (entry.first.first.getDefiningOp() == erased)
+                  stale.push_back(entry.first);
+              for (auto &key : stale)
+                packedConstants.erase(key);
+            });
         continue;
       }
       rewriter.setInsertionPoint(packOp);

@@ -151,3 +151,32 @@ util.func public @window_copy(%x: tensor<1x16x16x128xf32>, %w: tensor<1152x256xf
   %m = linalg.matmul ins(%a, %w : tensor<196x1152xf32>, tensor<1152x256xf32>) outs(%f : tensor<196x256xf32>) -> tensor<196x256xf32>
   util.return %m : tensor<196x256xf32>
 }
+
+// -----
+
+// A transpose of a constant (ONNX Gemm's transB: a 2 x 3 weight read as
+// 3 x 2) folds into a constant global, `@wt__transposed`, and the unread
+// original is gone; a matmul with too few columns to pack (N = 2) reads
+// it unpacked. Its bytes: [[1, 2, 3], [4, 5, 6]] transposed is
+// 1, 4, 2, 5, 3, 6 (0x3F800000, 0x40800000, 0x40000000, 0x40A00000,
+// 0x40400000, 0x40C00000). With the pass off the transpose stays.
+// CHECK-LABEL: util.global private @wt__transposed = dense_resource<wt__transposed> : tensor<3x2xf32>
+// CHECK-NOT: util.global private @wt =
+// CHECK-LABEL: util.func public @transposed_weight
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[W:.+]] = util.global.load immutable @wt__transposed : tensor<3x2xf32>
+// CHECK: linalg.matmul ins(%arg0, %[[W]] : tensor<4x3xf32>, tensor<3x2xf32>)
+// CHECK: wt__transposed: "0x040000000000803F00008040000000400000A040000040400000C040"
+// OFF-LABEL: util.func public @transposed_weight
+// OFF: linalg.transpose
+util.global private @wt = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+util.func public @transposed_weight(%a: tensor<4x3xf32>) -> tensor<4x2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = util.global.load @wt : tensor<2x3xf32>
+  %te = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%te : tensor<3x2xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<4x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %m = linalg.matmul ins(%a, %t : tensor<4x3xf32>, tensor<3x2xf32>) outs(%f : tensor<4x2xf32>) -> tensor<4x2xf32>
+  util.return %m : tensor<4x2xf32>
+}

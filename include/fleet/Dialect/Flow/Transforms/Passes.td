@@ -46,6 +46,10 @@ def DataTilingPass : Pass<"flow-data-tiling", "mlir::ModuleOp"> {
     First, a `linalg.matmul` or `linalg.batch_matmul` whose indexing maps
     read B transposed (attention's Q K^T) gets B transposed once by a
     `linalg.transpose` and the default maps, so its kernel reads rows.
+    Then a `linalg.transpose` of a compile-time constant (a weight read
+    transposed: ONNX Gemm's transB) folds into a new constant global
+    `@<global>__transposed`, so no call transposes it and the matmul
+    reading it sees a constant.
 
     When: B is a constant (an `arith.constant` or the load of an immutable
     `util.global` with a dense initial value) and N >= 32: B is packed at
