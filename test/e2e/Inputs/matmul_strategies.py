@@ -28,10 +28,10 @@ B in blocks, "B blocks"):
 Products are checked in float64 against f32 results with a tolerance
 scaled by sqrt(K).
 """
-import subprocess
 import sys
 
 import numpy as np
+from run_cases import run_cases
 
 CASES = [
     ("plain", 1, 1, 1), ("plain", 7, 37, 129), ("plain", 129, 7, 37),
@@ -187,24 +187,17 @@ def conv_case(prefix, case, rng, globals_, funcs):
 
 
 def run(prefix, tools, extra):
-    failed = 0
+    cases = []
     for case in CASES:
         kind = case[0]
         k = case[2] if kind not in CONV_KINDS else case[2] * case[4] ** 2
         fn = name(case)
-        inputs = [f"--input=@{prefix}.{fn}.a.npy"]
+        inputs = [f"{prefix}.{fn}.a.npy"]
         if kind not in WEIGHT_KINDS:
-            inputs.append(f"--input=@{prefix}.{fn}.b.npy")
-        cmd = [f"{tools}/fleet-run", f"--module={prefix}.fleet",
-               f"--function={fn}", *extra, *inputs,
-               f"--expected_output=@{prefix}.{fn}.c.npy",
-               f"--expected_f32_threshold={1e-5 * max(8, k) ** 0.5 * 8:g}"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        ok = r.returncode == 0 and "[SUCCESS]" in r.stdout
-        failed += not ok
-        print(f"{fn}: {'ok' if ok else 'FAIL ' + (r.stdout + r.stderr)[-400:]}")
-    print(f"{len(CASES) - failed} of {len(CASES)} ok")
-    return 1 if failed else 0
+            inputs.append(f"{prefix}.{fn}.b.npy")
+        cases.append((fn, inputs, f"{prefix}.{fn}.c.npy",
+                      1e-5 * max(8, k) ** 0.5 * 8))
+    return run_cases(prefix, tools, extra, cases)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,10 @@ width (7, 13, 37, 114: 56 outputs, 3 x 16 + 8), strides 1-3, a dilation,
 windows 1-3 and not square inputs. Each pool reads its input as given (a
 padded input is the caller's pad).
 """
-import subprocess
 import sys
 
 import numpy as np
+from run_cases import run_cases
 
 CASES = [
     ("max", "nchw", 114, 114, 64, 3, 2, 1),
@@ -80,19 +80,9 @@ def gen(prefix):
 
 
 def run(prefix, tools, extra):
-    failed = 0
-    for case in CASES:
-        fn = name(case)
-        cmd = [f"{tools}/fleet-run", f"--module={prefix}.fleet",
-               f"--function={fn}", *extra, f"--input=@{prefix}.{fn}.x.npy",
-               f"--expected_output=@{prefix}.{fn}.y.npy",
-               "--expected_f32_threshold=1e-5"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        ok = r.returncode == 0 and "[SUCCESS]" in r.stdout
-        failed += not ok
-        print(f"{fn}: {'ok' if ok else 'FAIL ' + (r.stdout + r.stderr)[-400:]}")
-    print(f"{len(CASES) - failed} of {len(CASES)} ok")
-    return 1 if failed else 0
+    return run_cases(prefix, tools, extra, [
+        (name(case), [f"{prefix}.{name(case)}.x.npy"],
+         f"{prefix}.{name(case)}.y.npy", 1e-5) for case in CASES])
 
 
 if __name__ == "__main__":
