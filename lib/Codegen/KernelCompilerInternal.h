@@ -197,10 +197,10 @@ std::optional<BBlockOrigin> findBBlockOrigin(mlir::linalg::CopyOp copy);
 std::optional<BBlockOrigin> findBOrigin(mlir::linalg::LinalgOp root);
 
 /// Before a register `tile` reading its columns of the block at `origin`
-/// (the copy, or B in place), a loop prefetching into L2 the lines of B under those
-/// columns in the next block, `blockRows` rows further on
+/// (the copy, or B in place), a loop prefetching into L2 the lines of B
+/// under those columns in the next block, `blockRows` rows further on
 /// (PrefetchNextRows.cpp): the next block streams in while the tiles
-/// compute on this one, instead of while the next copy waits for it.
+/// compute on this one.
 void prefetchNextBBlock(mlir::linalg::LinalgOp tile, const BBlockOrigin &origin,
                         int64_t blockRows);
 

@@ -44,10 +44,10 @@ int64_t getElementsPerWorkgroup(const CPUTarget &target) {
 /// Register tiles per workgroup tile, along M and N.
 constexpr int64_t kRegisterTilesM = 8, kRegisterTilesN = 4;
 
-/// Bytes of a block of B copied by a B-block kernel (docs/kernels.md "B
-/// blocks"). 8 x 4096 x 4096 on Zen 4 (1 MiB of L2), medians of 20 calls:
-/// blocks of 512 KiB 6.5-6.8 ms, 256 KiB 4.9-5.0, 128 KiB 4.6-4.7, 64 KiB
-/// 4.8; at 32 rows 12.1, 12.2 and 13.0-13.2 ms for the last three.
+/// Bytes of a block of B in a B-block kernel (docs/kernels.md "B blocks").
+/// 8 x 4096 x 4096 on Zen 4 (1 MiB of L2), blocks copied, medians of 20
+/// calls: blocks of 512 KiB 6.5-6.8 ms, 256 KiB 4.9-5.0, 128 KiB 4.6-4.7,
+/// 64 KiB 4.8; at 32 rows 12.1, 12.2 and 13.0-13.2 ms for the last three.
 constexpr int64_t kBBlockBytes = 128 * 1024;
 
 /// A tile for a loop of `size` iterations: the whole loop when it fits,

@@ -29,6 +29,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "flow-data-tiling"
@@ -240,9 +241,13 @@ void eraseUnreadConstant(RewriterBase &rewriter, Operation *source,
 
 /// Folds a transpose of a constant (a weight read transposed, ONNX Gemm's
 /// transB) into a new constant (`@<global>__transposed`), so the matmul
-/// reading it sees a constant and packs it at compile time.
+/// reading it sees a constant and packs it at compile time. `folded` maps a
+/// global and permutation to the global already holding them transposed
+/// (the micro-batches' copies of a matmul, flow-split-micro-batches, read
+/// the same weight): one copy per weight and permutation.
 void foldConstantTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
-                           SymbolTable &symbols, ModuleOp module) {
+                           SymbolTable &symbols, ModuleOp module,
+                           llvm::StringMap<util::GlobalOp> &folded) {
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type || !type.hasStaticShape())
     return;
@@ -250,13 +255,28 @@ void foldConstantTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
       getConstantValues(op.getInput(), symbols);
   if (!values)
     return;
-  AsmResourceBlob blob =
-      packValues(op.getInput().getType().getShape(), type.getShape(),
-                 op.getPermutation(), {}, {}, values->data);
+  std::string key;
+  if (values->global) {
+    llvm::raw_string_ostream os(key);
+    os << values->global.getSymName();
+    for (int64_t dim : op.getPermutation())
+      os << "," << dim;
+  }
   Operation *source = op.getInput().getDefiningOp();
-  Value folded = materializeConstant(rewriter, op, type, std::move(blob),
-                                     values->global, "__transposed", symbols);
-  rewriter.replaceOp(op, folded);
+  Value result;
+  if (auto it = folded.find(key); values->global && it != folded.end()) {
+    rewriter.setInsertionPoint(op);
+    result = util::GlobalLoadOp::create(rewriter, op.getLoc(), it->second);
+  } else {
+    AsmResourceBlob blob =
+        packValues(op.getInput().getType().getShape(), type.getShape(),
+                   op.getPermutation(), {}, {}, values->data);
+    result = materializeConstant(rewriter, op, type, std::move(blob),
+                                 values->global, "__transposed", symbols);
+    if (auto load = result.getDefiningOp<util::GlobalLoadOp>())
+      folded[key] = symbols.lookup<util::GlobalOp>(load.getGlobal());
+  }
+  rewriter.replaceOp(op, result);
   eraseUnreadConstant(rewriter, source, values->global, symbols, module);
 }
 
@@ -468,8 +488,9 @@ struct DataTilingPass
         if (op.hasPureTensorSemantics())
           transposes.push_back(op);
       });
+    llvm::StringMap<util::GlobalOp> transposedGlobals;
     for (linalg::TransposeOp op : transposes)
-      foldConstantTranspose(rewriter, op, symbols, module);
+      foldConstantTranspose(rewriter, op, symbols, module, transposedGlobals);
     SmallVector<linalg::MatmulOp> matmuls;
     for (auto func : module.getOps<util::FuncOp>())
       func.walk([&](linalg::MatmulOp matmul) {

@@ -180,3 +180,23 @@ util.func public @transposed_weight(%a: tensor<4x3xf32>) -> tensor<4x2xf32> {
   %m = linalg.matmul ins(%a, %t : tensor<4x3xf32>, tensor<3x2xf32>) outs(%f : tensor<4x2xf32>) -> tensor<4x2xf32>
   util.return %m : tensor<4x2xf32>
 }
+
+// -----
+
+// Two transposes of one weight (as in a matmul's micro-batch copies) share
+// one transposed global.
+// CHECK-LABEL: util.global private @wt2__transposed = dense_resource<wt2__transposed> : tensor<3x2xf32>
+// CHECK-NOT: util.global
+// CHECK-LABEL: util.func public @transposed_twice
+// CHECK: util.global.load immutable @wt2__transposed
+// CHECK: util.global.load immutable @wt2__transposed
+// CHECK-NOT: linalg.transpose
+// CHECK: util.return
+util.global private @wt2 = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+util.func public @transposed_twice() -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  %w = util.global.load @wt2 : tensor<2x3xf32>
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t0 = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %t1 = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  util.return %t0, %t1 : tensor<3x2xf32>, tensor<3x2xf32>
+}
