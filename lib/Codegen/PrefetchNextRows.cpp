@@ -22,6 +22,7 @@
 
 #include "KernelCompilerInternal.h"
 
+#include "fleet/Codegen/KernelConfig.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -29,6 +30,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Debug.h"
@@ -71,10 +73,11 @@ TypedValue<MemRefType> rowMajorSource(vector::TransferReadOp read) {
 
 /// Prefetches into L2 (locality 2: x86 `prefetcht1`) the cache lines of
 /// `view` at `indices` (a row's position, its column last) and the next
-/// `elements` - 1 elements of that row.
+/// `elements` - 1 elements of that row; with `lastColumn`, each line's
+/// column is clamped to it (a tile whose extent is only bounded).
 void prefetchLines(OpBuilder &builder, Location loc,
                    TypedValue<MemRefType> view, SmallVector<Value> indices,
-                   int64_t elements) {
+                   int64_t elements, Value lastColumn = {}) {
   int64_t lineElements = std::max<int64_t>(
       1, kCacheLineBytes * 8 /
              std::max<int64_t>(8, view.getType().getElementTypeBitWidth()));
@@ -84,6 +87,9 @@ void prefetchLines(OpBuilder &builder, Location loc,
       indices.back() = arith::AddIOp::create(
           builder, loc, column,
           arith::ConstantIndexOp::create(builder, loc, offset));
+    if (lastColumn && offset != 0)
+      indices.back() =
+          arith::MinSIOp::create(builder, loc, indices.back(), lastColumn);
     memref::PrefetchOp::create(builder, loc, view, indices, /*isWrite=*/false,
                                /*localityHint=*/2, /*isDataCache=*/true);
   }
@@ -190,7 +196,7 @@ std::optional<BBlockOrigin> findBBlockOrigin(linalg::CopyOp copy) {
 }
 
 std::optional<BBlockOrigin> findBOrigin(linalg::LinalgOp root) {
-  if (root.getNumDpsInputs() < 2)
+  if (root.getNumDpsInputs() < 2 || !readsRowsOfB(root))
     return std::nullopt;
   std::optional<BBlockOrigin> origin =
       findOrigin(root, root.getDpsInputOperand(1)->get());
@@ -208,8 +214,21 @@ void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
     return;
   Value b = tile.getDpsInputOperand(1)->get();
   auto type = dyn_cast<RankedTensorType>(b.getType());
-  if (!type || type.getRank() != 2 || !type.hasStaticShape())
+  if (!type || type.getRank() != 2 || type.isDynamicDim(0))
     return;
+  // A tile of a workgroup its tile does not divide has columns bounded by
+  // the register tile's (peeled later): prefetch that many, clamped to B's
+  // last column.
+  int64_t columns = type.getDimSize(1);
+  bool bounded = ShapedType::isDynamic(columns);
+  if (bounded) {
+    FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(b, 1),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(bound) || *bound <= 0)
+      return;
+    columns = *bound;
+  }
   OpBuilder builder(tile);
   auto traced = traceSlices(builder, tile, b);
   // The copy of the block, or B itself (read in place).
@@ -229,6 +248,10 @@ void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
       builder, loc, origin.view.getType().getDimSize(0) - 1);
   Value column =
       arith::AddIOp::create(builder, loc, origin.column, traced->second[1]);
+  Value lastColumn =
+      bounded ? arith::ConstantIndexOp::create(
+                    builder, loc, origin.view.getType().getDimSize(1) - 1)
+              : Value();
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);
   Value rows = arith::ConstantIndexOp::create(builder, loc, type.getDimSize(0));
@@ -237,8 +260,8 @@ void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
       [&](OpBuilder &nested, Location loc, Value k, ValueRange) {
         Value row = arith::AddIOp::create(nested, loc, first, k);
         row = arith::MinSIOp::create(nested, loc, row, lastRow);
-        prefetchLines(nested, loc, origin.view, {row, column},
-                      type.getDimSize(1));
+        prefetchLines(nested, loc, origin.view, {row, column}, columns,
+                      lastColumn);
         scf::YieldOp::create(nested, loc);
       });
   LLVM_DEBUG(llvm::dbgs() << "register tile at " << loc

@@ -46,7 +46,8 @@ CASES = [
     ("plain", 8, 1024, 512), ("plain", 7, 1032, 129), ("plain", 14, 37, 129),
     # More register tile rows than 3 (24 and 25 rows with AVX2: the block
     # is copied; read in place with AVX-512), each tile prefetching the
-    # next block; the last block's prefetches clamped to B's last row.
+    # next block; the last block's prefetches clamped to B's last row, and
+    # (4100 columns) the ragged workgroups' to its last column.
     ("plain", 24, 1024, 512), ("plain", 1, 1024, 4100),
     # The same with a bias + relu epilogue in the product's dispatch
     # (docs/kernels.md "Epilogues"): fused into the register tiles, or

@@ -242,12 +242,13 @@ void eraseUnreadConstant(RewriterBase &rewriter, Operation *source,
 /// Folds a transpose of a constant (a weight read transposed, ONNX Gemm's
 /// transB) into a new constant (`@<global>__transposed`), so the matmul
 /// reading it sees a constant and packs it at compile time. `folded` maps a
-/// global and permutation to the global already holding them transposed
-/// (the micro-batches' copies of a matmul, flow-split-micro-batches, read
-/// the same weight): one copy per weight and permutation.
+/// global, the type it is read as and the permutation to the name of the
+/// global already holding them transposed (the micro-batches' copies of a
+/// matmul, flow-split-micro-batches, read the same weight): one copy per
+/// weight, view and permutation.
 void foldConstantTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
                            SymbolTable &symbols, ModuleOp module,
-                           llvm::StringMap<util::GlobalOp> &folded) {
+                           llvm::StringMap<std::string> &folded) {
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type || !type.hasStaticShape())
     return;
@@ -258,15 +259,18 @@ void foldConstantTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
   std::string key;
   if (values->global) {
     llvm::raw_string_ostream os(key);
-    os << values->global.getSymName();
+    os << values->global.getSymName() << " " << op.getInput().getType();
     for (int64_t dim : op.getPermutation())
-      os << "," << dim;
+      os << " " << dim;
   }
   Operation *source = op.getInput().getDefiningOp();
+  util::GlobalOp existing;
+  if (auto it = folded.find(key); values->global && it != folded.end())
+    existing = symbols.lookup<util::GlobalOp>(it->second);
   Value result;
-  if (auto it = folded.find(key); values->global && it != folded.end()) {
+  if (existing) {
     rewriter.setInsertionPoint(op);
-    result = util::GlobalLoadOp::create(rewriter, op.getLoc(), it->second);
+    result = util::GlobalLoadOp::create(rewriter, op.getLoc(), existing);
   } else {
     AsmResourceBlob blob =
         packValues(op.getInput().getType().getShape(), type.getShape(),
@@ -274,7 +278,7 @@ void foldConstantTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
     result = materializeConstant(rewriter, op, type, std::move(blob),
                                  values->global, "__transposed", symbols);
     if (auto load = result.getDefiningOp<util::GlobalLoadOp>())
-      folded[key] = symbols.lookup<util::GlobalOp>(load.getGlobal());
+      folded[key] = load.getGlobal().str();
   }
   rewriter.replaceOp(op, result);
   eraseUnreadConstant(rewriter, source, values->global, symbols, module);
@@ -488,7 +492,7 @@ struct DataTilingPass
         if (op.hasPureTensorSemantics())
           transposes.push_back(op);
       });
-    llvm::StringMap<util::GlobalOp> transposedGlobals;
+    llvm::StringMap<std::string> transposedGlobals;
     for (linalg::TransposeOp op : transposes)
       foldConstantTranspose(rewriter, op, symbols, module, transposedGlobals);
     SmallVector<linalg::MatmulOp> matmuls;

@@ -160,7 +160,8 @@ util.func public @window_copy(%x: tensor<1x16x16x128xf32>, %w: tensor<1152x256xf
 // it unpacked. Its bytes: [[1, 2, 3], [4, 5, 6]] transposed is
 // 1, 4, 2, 5, 3, 6 (0x3F800000, 0x40800000, 0x40000000, 0x40A00000,
 // 0x40400000, 0x40C00000). With the pass off the transpose stays.
-// CHECK-LABEL: util.global private @wt__transposed = dense_resource<wt__transposed> : tensor<3x2xf32>
+// CHECK-NOT: util.global private @wt =
+// CHECK: util.global private @wt__transposed = dense_resource<wt__transposed> : tensor<3x2xf32>
 // CHECK-NOT: util.global private @wt =
 // CHECK-LABEL: util.func public @transposed_weight
 // CHECK-NOT: linalg.transpose
@@ -185,11 +186,11 @@ util.func public @transposed_weight(%a: tensor<4x3xf32>) -> tensor<4x2xf32> {
 
 // Two transposes of one weight (as in a matmul's micro-batch copies) share
 // one transposed global.
-// CHECK-LABEL: util.global private @wt2__transposed = dense_resource<wt2__transposed> : tensor<3x2xf32>
+// CHECK-NOT: util.global
+// CHECK: util.global private @wt2__transposed = dense_resource<wt2__transposed> : tensor<3x2xf32>
 // CHECK-NOT: util.global
 // CHECK-LABEL: util.func public @transposed_twice
-// CHECK: util.global.load immutable @wt2__transposed
-// CHECK: util.global.load immutable @wt2__transposed
+// CHECK-COUNT-2: util.global.load immutable @wt2__transposed :
 // CHECK-NOT: linalg.transpose
 // CHECK: util.return
 util.global private @wt2 = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
@@ -199,4 +200,24 @@ util.func public @transposed_twice() -> (tensor<3x2xf32>, tensor<3x2xf32>) {
   %t0 = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
   %t1 = linalg.transpose ins(%w : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
   util.return %t0, %t1 : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// A rank-3 permutation [1, 2, 0] of a weight read through a reshape (2 x 6
+// as 2 x 3 x 2): result[j][k][i] = w[i][j][k], so the bytes are w's
+// elements 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12.
+// CHECK-NOT: util.global private @w3 =
+// CHECK: util.global private @w3__transposed = dense_resource<w3__transposed> : tensor<3x2x2xf32>
+// CHECK-LABEL: util.func public @transposed_rank3
+// CHECK: util.global.load immutable @w3__transposed : tensor<3x2x2xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: w3__transposed: "0x040000000000803F0000E0400000004000000041000040400000104100008040000020410000A040000030410000C04000004041"
+util.global private @w3 = dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [7.0, 8.0, 9.0, 10.0, 11.0, 12.0]]> : tensor<2x6xf32>
+util.func public @transposed_rank3() -> tensor<3x2x2xf32> {
+  %w = util.global.load @w3 : tensor<2x6xf32>
+  %r = tensor.expand_shape %w [[0], [1, 2]] output_shape [2, 3, 2] : tensor<2x6xf32> into tensor<2x3x2xf32>
+  %e = tensor.empty() : tensor<3x2x2xf32>
+  %t = linalg.transpose ins(%r : tensor<2x3x2xf32>) outs(%e : tensor<3x2x2xf32>) permutation = [1, 2, 0]
+  util.return %t : tensor<3x2x2xf32>
 }
