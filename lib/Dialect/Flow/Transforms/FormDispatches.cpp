@@ -574,7 +574,21 @@ struct FormDispatchesPass
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          return producer && producer->hasOneUse();
+          if (!producer || !producer->hasOneUse())
+            return false;
+          // A producer that gathers (a pad or strided slice, reading with
+          // tensor.extract) stays its own kernel under a window copy
+          // (im2col, reading `oh * s + kh`): fused, every element of the
+          // copy, KH x KW times the producer's, would gather; apart, the
+          // copy reads the producer's rows as vectors (docs/kernels.md
+          // "Convolutions").
+          auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+          bool gathers = false;
+          producer->walk([&](tensor::ExtractOp) { gathers = true; });
+          if (consumer && gathers &&
+              !consumer.getMatchingIndexingMap(fused).isProjectedPermutation())
+            return false;
+          return true;
         });
     FrozenRewritePatternSet frozen(std::move(patterns));
     for (auto func : funcs)

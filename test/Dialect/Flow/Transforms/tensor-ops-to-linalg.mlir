@@ -167,3 +167,30 @@ util.func public @reshape_reduce(%x: tensor<3x2x2xf32>, %shape: tensor<3xi64>, %
   } -> tensor<3x1x2xf32>
   util.return %s : tensor<3x1x2xf32>
 }
+
+// -----
+
+// A pad feeding a window copy (im2col's input map reads `oh + kh`) is a
+// kernel of its own: fused, the copy would gather every element at
+// clamped indices; apart, it reads the padded rows as vectors.
+// CHECK-LABEL: util.func public @pad_under_window_copy
+// CHECK: %[[P:.+]] = flow.dispatch @pad_under_window_copy_dispatch_0
+// CHECK: flow.dispatch @pad_under_window_copy_dispatch_1::{{.+}}(%[[P]])
+// CHECK: func.func @pad_under_window_copy_dispatch_0
+// CHECK: tensor.extract
+// CHECK: func.func @pad_under_window_copy_dispatch_1
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.generic
+util.func public @pad_under_window_copy(%x: tensor<4x5xf32>) -> tensor<3x4x5xf32> {
+  %c = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[1, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %c : f32
+  } : tensor<4x5xf32> to tensor<6x5xf32>
+  %e = tensor.empty() : tensor<3x4x5xf32>
+  %w = linalg.generic {indexing_maps = [affine_map<(k, h, w) -> (h + k, w)>, affine_map<(k, h, w) -> (k, h, w)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%p : tensor<6x5xf32>) outs(%e : tensor<3x4x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<3x4x5xf32>
+  util.return %w : tensor<3x4x5xf32>
+}
