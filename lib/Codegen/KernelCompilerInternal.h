@@ -181,7 +181,7 @@ void prefetchNextRows(mlir::func::FuncOp func);
 
 /// Where the B read by a B-block kernel (KernelConfig::prefetchBBlocks) lies:
 /// B's binding view and, for a block's copy (copyBBlocks), the block's first
-/// row and column there (0 and 0 when the register tiles read B itself).
+/// row and column there (null when the register tiles read B itself).
 struct BBlockOrigin {
   mlir::TypedValue<mlir::MemRefType> view;
   mlir::Value row, column;

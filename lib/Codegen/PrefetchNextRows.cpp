@@ -46,17 +46,25 @@ namespace {
 /// x86 and AArch64 cache lines.
 constexpr int64_t kCacheLineBytes = 64;
 
+/// The binding view `tensor` is (`bufferization.to_tensor` of it), if the
+/// view is static, row-major and of rank 2 or more, else null.
+TypedValue<MemRefType> rowMajorView(Value tensor) {
+  auto toTensor = tensor.getDefiningOp<bufferization::ToTensorOp>();
+  auto view = toTensor ? dyn_cast<TypedValue<MemRefType>>(toTensor.getBuffer())
+                       : nullptr;
+  if (!view || view.getType().getRank() < 2 ||
+      !view.getType().hasStaticShape() ||
+      !view.getType().getLayout().isIdentity())
+    return nullptr;
+  return view;
+}
+
 /// The row-major binding view `read` reads from, if it reads a whole
 /// in-bounds vector along the innermost dimension of a rank >= 2 view at a
 /// varying row and column (a chunk loop's read), else null.
 TypedValue<MemRefType> rowMajorSource(vector::TransferReadOp read) {
-  auto toTensor = read.getBase().getDefiningOp<bufferization::ToTensorOp>();
-  if (!toTensor)
-    return nullptr;
-  auto view = dyn_cast<TypedValue<MemRefType>>(toTensor.getBuffer());
-  if (!view || view.getType().getRank() < 2 ||
-      !view.getType().hasStaticShape() ||
-      !view.getType().getLayout().isIdentity())
+  TypedValue<MemRefType> view = rowMajorView(read.getBase());
+  if (!view)
     return nullptr;
   VectorType vector = read.getVectorType();
   if (vector.getRank() != 1 || !read.getPermutationMap().isMinorIdentity() ||
@@ -174,38 +182,32 @@ traceSlices(OpBuilder &builder, Operation *at, Value value) {
   return std::make_pair(value, offsets);
 }
 
-/// The binding view `value` slices, with the offsets of the slice there,
-/// if it is a static row-major rank-2 view read through unit-stride slices.
-static std::optional<BBlockOrigin> findOrigin(Operation *at, Value value) {
-  OpBuilder builder(at);
-  auto traced = traceSlices(builder, at, value);
-  if (!traced || traced->second.size() != 2)
-    return std::nullopt;
-  auto toTensor = traced->first.getDefiningOp<bufferization::ToTensorOp>();
-  auto view = toTensor ? dyn_cast<TypedValue<MemRefType>>(toTensor.getBuffer())
-                       : nullptr;
-  if (!view || view.getType().getRank() != 2 ||
-      !view.getType().hasStaticShape() ||
-      !view.getType().getLayout().isIdentity())
-    return std::nullopt;
-  return BBlockOrigin{view, traced->second[0], traced->second[1]};
+/// The rank-2 row-major binding view `tensor` is, else null.
+static TypedValue<MemRefType> matrixView(Value tensor) {
+  TypedValue<MemRefType> view = rowMajorView(tensor);
+  return view && view.getType().getRank() == 2 ? view : nullptr;
 }
 
 std::optional<BBlockOrigin> findBBlockOrigin(linalg::CopyOp copy) {
-  return findOrigin(copy, copy.getInputs().front());
+  OpBuilder builder(copy);
+  auto traced = traceSlices(builder, copy, copy.getInputs().front());
+  TypedValue<MemRefType> view = traced ? matrixView(traced->first) : nullptr;
+  if (!view)
+    return std::nullopt;
+  return BBlockOrigin{view, traced->second[0], traced->second[1]};
 }
 
 std::optional<BBlockOrigin> findBOrigin(linalg::LinalgOp root) {
   if (root.getNumDpsInputs() < 2 || !readsRowsOfB(root))
     return std::nullopt;
-  std::optional<BBlockOrigin> origin =
-      findOrigin(root, root.getDpsInputOperand(1)->get());
-  if (!origin)
-    return std::nullopt;
   // The register tiles' slices trace back to B itself, with B's offsets.
-  OpBuilder builder(root);
-  Value zero = arith::ConstantIndexOp::create(builder, root.getLoc(), 0);
-  return BBlockOrigin{origin->view, zero, zero};
+  Value b = root.getDpsInputOperand(1)->get();
+  while (auto slice = b.getDefiningOp<tensor::ExtractSliceOp>())
+    b = slice.getSource();
+  TypedValue<MemRefType> view = matrixView(b);
+  if (!view)
+    return std::nullopt;
+  return BBlockOrigin{view, Value(), Value()};
 }
 
 void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
@@ -239,15 +241,16 @@ void prefetchNextBBlock(linalg::LinalgOp tile, const BBlockOrigin &origin,
       !(toTensor && toTensor.getBuffer() == origin.view))
     return;
   Location loc = tile.getLoc();
-  Value first =
-      arith::AddIOp::create(builder, loc, origin.row, traced->second[0]);
+  Value first = traced->second[0], column = traced->second[1];
+  if (origin.row) { // The copy's offsets, from its origin in B.
+    first = arith::AddIOp::create(builder, loc, origin.row, first);
+    column = arith::AddIOp::create(builder, loc, origin.column, column);
+  }
   first = arith::AddIOp::create(
       builder, loc, first,
       arith::ConstantIndexOp::create(builder, loc, blockRows));
   Value lastRow = arith::ConstantIndexOp::create(
       builder, loc, origin.view.getType().getDimSize(0) - 1);
-  Value column =
-      arith::AddIOp::create(builder, loc, origin.column, traced->second[1]);
   Value lastColumn =
       bounded ? arith::ConstantIndexOp::create(
                     builder, loc, origin.view.getType().getDimSize(1) - 1)

@@ -148,15 +148,15 @@ AsmResourceBlob packValues(ArrayRef<int64_t> sourceShape,
   return blob;
 }
 
-/// `blob` of `type` as a value before `at`: an arith.constant named `name`
-/// when `global` is null, else the load of a new immutable global
-/// `@<global><suffix>` after `global`.
+/// `blob` of `type` as a value before `at`: an arith.constant (its resource
+/// named `suffix` without leading `_`) when `global` is null, else the load
+/// of a new immutable global `@<global><suffix>` after `global`.
 Value materializeConstant(RewriterBase &rewriter, Operation *at,
                           RankedTensorType type, AsmResourceBlob blob,
                           util::GlobalOp global, StringRef suffix,
                           SymbolTable &symbols) {
   std::string name = global ? (global.getSymName() + suffix).str()
-                            : suffix.drop_front(2).str();
+                            : suffix.ltrim('_').str();
   Attribute attr = DenseF32ResourceElementsAttr::get(type, name,
                                                      std::move(blob));
   rewriter.setInsertionPoint(at);
