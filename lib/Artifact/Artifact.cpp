@@ -390,7 +390,16 @@ std::vector<uint8_t> typeBytes(const std::vector<ValueType> &types) {
 }
 
 flatbuffers::DetachedBuffer Writer::build() {
-  flatbuffers::FlatBufferBuilder b(1 << 16);
+  // Sized for the constants and kernel objects up front: a builder that
+  // grows doubles its buffer and copies, holding the old and the new one at
+  // once (with 100 MiB of weights, 64 + 128 MiB on top of the module's own
+  // copy: fleet-compile's peak, docs/onnx.md "Memory").
+  size_t bulk = 1 << 16;
+  for (const LibraryRecord &l : libraries_)
+    bulk += l.data.size() + 64;
+  for (const artifact::EmittedConstant &c : env_.constants)
+    bulk += c.bytes.size() + 64;
+  flatbuffers::FlatBufferBuilder b(bulk + bulk / 64);
   std::vector<flatbuffers::Offset<fb::Global>> globals;
   for (const GlobalRecord &g : globals_)
     globals.push_back(fb::CreateGlobal(
