@@ -572,15 +572,21 @@ struct DataTilingPass
       packedLhs = lhsPack.getResult();
     }
     linalg::PackOp packedRhs = pack(rhs, {1, 0}, {tileN, 1}, {1, 0});
-    // C: a fill of an empty tensor is refilled packed; any other init is
-    // packed.
+    // C: a fill of an empty tensor is refilled packed (form-dispatches
+    // clones it into the kernel); any other init is packed. An empty tensor
+    // moved to the matmul's device first (the second half of a
+    // tensor-parallel matmul) holds nothing to move.
     Value packedInit;
     auto fill = init.getDefiningOp<linalg::FillOp>();
     SmallVector<int64_t> accShape = {
         llvm::divideCeilSigned(m, tileM), llvm::divideCeilSigned(n, tileN), tileM,
         tileN};
     auto accType = RankedTensorType::get(accShape, f32);
-    if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+    Value fillInit = fill ? fill.getOutputs()[0] : Value();
+    while (auto move = fillInit ? fillInit.getDefiningOp<flow::TensorTransferOp>()
+                                : nullptr)
+      fillInit = move.getOperand();
+    if (fillInit && fillInit.getDefiningOp<tensor::EmptyOp>()) {
       Value empty = tensor::EmptyOp::create(rewriter, loc, accShape, f32);
       packedInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
                                           empty)

@@ -80,6 +80,25 @@ util.func public @runtime_large(%a: tensor<64x1024xf32>, %b: tensor<1024x512xf32
 
 // -----
 
+// C is a fill of an empty tensor moved to the matmul's device (the second
+// half of a tensor-parallel matmul): the fill is made anew on a packed
+// empty tensor, no pack of C, and nothing of C moves.
+// CHECK-LABEL: util.func public @moved_empty_init
+// CHECK-NOT: output_shape [8, 8, 16, 32]
+// CHECK: %[[E4:.+]] = tensor.empty() : tensor<8x16x8x32xf32>
+// CHECK-NEXT: %[[C4:.+]] = linalg.fill {{.+}} outs(%[[E4]] : tensor<8x16x8x32xf32>)
+// CHECK-NEXT: linalg.mmt4d {{.+}} outs(%[[C4]] : tensor<8x16x8x32xf32>)
+util.func public @moved_empty_init(%a: tensor<64x1024xf32>, %b: tensor<1024x512xf32>) -> tensor<64x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x512xf32>
+  %eb = flow.tensor.transfer %e : tensor<64x512xf32> to #hal.device.affinity<@device_b>
+  %f = linalg.fill ins(%zero : f32) outs(%eb : tensor<64x512xf32>) -> tensor<64x512xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x1024xf32>, tensor<1024x512xf32>) outs(%f : tensor<64x512xf32>) -> tensor<64x512xf32>
+  util.return %m : tensor<64x512xf32>
+}
+
+// -----
+
 // Runtime operands that fit L2 (B = 512 x 512 f32 = 1 MiB), a skinny M and
 // a non-f32 matmul stay unpacked: packing would cost more than it saves.
 // CHECK-LABEL: util.func public @stays
