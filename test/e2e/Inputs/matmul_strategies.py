@@ -24,7 +24,11 @@ B in blocks, "B blocks"):
     copy writes A packed itself (7-row tiles, no padding);
   - `nchw` / `nchww`: the same in NCHW / FCHW (ONNX's layout), filter x
     im2col, the filter runtime or constant (then A, packed at compile
-    time when F >= 8 and OH*OW >= 32).
+    time when F >= 8 and OH*OW >= 32); with F a multiple of 16 computed
+    transposed (im2col x filter^T, transposed back: the window copy A,
+    written packed at output widths 14 and 7); `nchwb` adds a constant
+    per-channel bias as the convolution's init (ONNX's Conv with B),
+    broadcast into the packed accumulator when F is a multiple of 32.
 Products are checked in float64 against f32 results with a tolerance
 scaled by sqrt(K).
 """
@@ -71,9 +75,16 @@ CASES = [
     # The same as NCHW (ONNX's layout): filter x im2col.
     ("nchw", 9, 3, 5, 3, 2), ("nchw", 7, 37, 7, 1, 1), ("nchw", 8, 7, 65, 1, 2),
     ("nchww", 12, 3, 37, 7, 2), ("nchww", 13, 8, 40, 3, 1),
+    # NCHW computed transposed (F = 16, 32, 48, 64): unpacked, packed by
+    # the window copy (width 14 and 7) with the product unpacked by one
+    # transpose, and width 10 (A padded to 8-row tiles, B's 48 columns
+    # padded to 64: the unpack and the pack of the bias init stay).
+    ("nchw", 9, 3, 16, 3, 2), ("nchww", 16, 5, 32, 3, 1),
+    ("nchwb", 15, 3, 64, 3, 2), ("nchwb", 12, 8, 48, 3, 1),
+    ("nchwb", 16, 7, 32, 3, 1),
 ]
-CONV_KINDS = ("conv", "convw", "nchw", "nchww")
-WEIGHT_KINDS = ("weight", "convw", "nchww")
+CONV_KINDS = ("conv", "convw", "nchw", "nchww", "nchwb")
+WEIGHT_KINDS = ("weight", "convw", "nchww", "nchwb")
 EPILOGUE_KINDS = ("weight", "epi")
 
 
@@ -162,6 +173,10 @@ def conv_case(prefix, case, rng, globals_, funcs):
         x = np.ascontiguousarray(x.transpose(0, 3, 1, 2))
         w = np.ascontiguousarray(w.transpose(3, 2, 0, 1))
         expected = expected.transpose(0, 3, 1, 2)
+    bias = None
+    if kind == "nchwb":
+        bias = rng.standard_normal(f).astype(np.float32)
+        expected = expected + bias.reshape(1, f, 1, 1).astype(np.float64)
     np.save(f"{prefix}.{fn}.a.npy", x)
     np.save(f"{prefix}.{fn}.c.npy", expected.astype(np.float32))
     X, W, O = (tensor(*x.shape), tensor(*w.shape),
@@ -177,10 +192,17 @@ def conv_case(prefix, case, rng, globals_, funcs):
         args += f", %w: {W}"
         np.save(f"{prefix}.{fn}.b.npy", w)
     op = "conv_2d_nchw_fchw" if nchw else "conv_2d_nhwc_hwcf"
-    body += [
-        "%zero = arith.constant 0.0 : f32",
-        f"%e = tensor.empty() : {O}",
-        f"%i = linalg.fill ins(%zero : f32) outs(%e : {O}) -> {O}",
+    if bias is not None:
+        values = ", ".join(f"{v:.8e}" for v in bias)
+        globals_.append(f"util.global private @b_{fn} = dense<[{values}]> : tensor<{f}xf32>")
+        init = [f"%bias = util.global.load @b_{fn} : tensor<{f}xf32>",
+                f"%e = tensor.empty() : {O}",
+                f"%i = linalg.broadcast ins(%bias : tensor<{f}xf32>) outs(%e : {O}) dimensions = [0, 2, 3]"]
+    else:
+        init = ["%zero = arith.constant 0.0 : f32",
+                f"%e = tensor.empty() : {O}",
+                f"%i = linalg.fill ins(%zero : f32) outs(%e : {O}) -> {O}"]
+    body += init + [
         f"%r = linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}} ins(%x, %w : {X}, {W}) outs(%i : {O}) -> {O}",
     ]
     funcs.append(f"func.func @{fn}({args}) -> {O} {{\n  " + "\n  ".join(body) +

@@ -12,8 +12,15 @@
 // matmul path: register tiles, and data tiling (a constant filter is
 // packed at compile time). A 1x1 convolution with stride 1 needs no
 // im2col: the input itself is the [H*W, C] matrix. An NCHW one (ONNX's
-// layout) is the filter [F, C*KH*KW] times col[C*KH*KW, OH*OW]
-// (createColumns and convert), so no layout change is needed around it.
+// layout) with F a multiple of 16 is computed transposed,
+// out^T[OH*OW, F] = col[OH*OW, C*KH*KW] x filter^T[C*KH*KW, F] with
+// col[oh, ow, c, kh, kw] = input[0, c, oh*SH + kh*DH, ow*SW + kw*DW], and
+// transposed back to [F, OH*OW]: the window copy is A, which data tiling
+// packs by the copy itself in tiles of output columns (no padding of OH*OW
+// to the matmul's column tile), and the filter is a constant B. Other NCHW
+// ones (and a 1x1 stride-1 one, whose input already is the [C, H*W]
+// matrix) are the filter [F, C*KH*KW] times col[C*KH*KW, OH*OW]
+// (createColumns and convert), so no layout change is needed around them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,19 +146,97 @@ void replaceWithMatmul(RewriterBase &rewriter, linalg::LinalgOp conv,
   rewriter.replaceOp(conv, result);
 }
 
+/// Replaces the NCHW `conv` by (col x filterT)^T: its init [1, F, OH, OW]
+/// as [OH*OW, F] (a fill refilled, a broadcast of a per-channel bias
+/// broadcast the other way, anything else transposed), the product
+/// transposed back to [F, OH*OW] and viewed as [1, F, OH, OW].
+void replaceWithTransposedMatmul(RewriterBase &rewriter,
+                                 linalg::LinalgOp conv, Value col,
+                                 Value filterT) {
+  Location loc = conv.getLoc();
+  Value init = conv.getDpsInits()[0];
+  auto colType = cast<RankedTensorType>(col.getType());
+  auto filterType = cast<RankedTensorType>(filterT.getType());
+  int64_t positions = colType.getDimSize(0), f = filterType.getDimSize(1);
+  Type f32 = rewriter.getF32Type();
+  auto matrixType = RankedTensorType::get({positions, f}, f32);
+  SmallVector<ReassociationIndices> outputReassociation = {{0, 1}, {2, 3}};
+  Value matrixInit;
+  auto broadcast = init.getDefiningOp<linalg::BroadcastOp>();
+  if (broadcast && broadcast.getDimensions() == ArrayRef<int64_t>{0, 2, 3}) {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {positions, f}, f32);
+    matrixInit = linalg::BroadcastOp::create(rewriter, loc,
+                                             broadcast.getInput(), empty,
+                                             ArrayRef<int64_t>{0})
+                     .getResult()[0];
+  } else if (auto fill = init.getDefiningOp<linalg::FillOp>();
+             fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+    matrixInit = getMatrixInit(rewriter, loc, init, matrixType, {});
+  } else {
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({f, positions}, f32), init,
+        outputReassociation);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {positions, f}, f32);
+    matrixInit = linalg::TransposeOp::create(rewriter, loc, collapsed, empty,
+                                             ArrayRef<int64_t>{1, 0})
+                     .getResult()[0];
+  }
+  auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
+                                         ValueRange{col, filterT},
+                                         ValueRange{matrixInit});
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {f, positions}, f32);
+  auto back = linalg::TransposeOp::create(rewriter, loc, matmul.getResult(0),
+                                          empty, ArrayRef<int64_t>{1, 0});
+  if (Attribute affinity = conv->getAttr("stream.affinity")) {
+    matmul->setAttr("stream.affinity", affinity);
+    back->setAttr("stream.affinity", affinity);
+  }
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, init.getType(), back.getResult()[0], outputReassociation);
+  rewriter.replaceOp(conv, result);
+}
+
 /// The window matrix of `input`: NHWC [OH*OW, KH*KW*C] with
 ///   col[oh, ow, kh, kw, c] = input[0, oh*sh + kh*dh, ow*sw + kw*dw, c],
 /// NCHW [C*KH*KW, OH*OW] with
 ///   col[c, kh, kw, oh, ow] = input[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
 /// (a window copy viewed as a matrix), or a view of the input itself for a
 /// 1x1 stride-1 convolution whose input is the output's size.
+/// True when `input` of a 1x1 stride-1 convolution is already its window
+/// matrix.
+bool isOwnWindowMatrix(Value input, const ConvSizes &s, bool nchw) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t h = nchw ? 2 : 1, w = nchw ? 3 : 2;
+  return s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 &&
+         inputType.getDimSize(h) == s.oh && inputType.getDimSize(w) == s.ow;
+}
+
+/// NCHW's window matrix by output position, [OH*OW, C*KH*KW], with
+///   col[oh, ow, c, kh, kw] = input[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
+/// (rows are output positions, as NHWC's; columns in the filter's order).
+Value createPositionColumns(RewriterBase &rewriter, Location loc, Value input,
+                            const ConvSizes &s) {
+  MLIRContext *context = rewriter.getContext();
+  AffineExpr d0, d1, d2, d3, d4;
+  bindDims(context, d0, d1, d2, d3, d4);
+  AffineMap inputMap = AffineMap::get(
+      5, 0,
+      {getAffineConstantExpr(0, context), d2, d0 * s.sh + d3 * s.dh,
+       d1 * s.sw + d4 * s.dw},
+      context);
+  Value col = createIm2Col(rewriter, loc, input,
+                           {s.oh, s.ow, s.c, s.kh, s.kw}, inputMap);
+  return tensor::CollapseShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({s.oh * s.ow, s.c * s.kh * s.kw},
+                            rewriter.getF32Type()),
+      col, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}});
+}
+
 Value createColumns(RewriterBase &rewriter, Location loc, Value input,
                     const ConvSizes &s, bool nchw) {
   Type f32 = rewriter.getF32Type();
-  auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t h = nchw ? 2 : 1, w = nchw ? 3 : 2;
-  if (s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 &&
-      inputType.getDimSize(h) == s.oh && inputType.getDimSize(w) == s.ow) {
+  if (isOwnWindowMatrix(input, s, nchw)) {
     // [1, H, W, C] is already [H*W, C]; [1, C, H, W] is [C, H*W].
     return tensor::CollapseShapeOp::create(
         rewriter, loc,
@@ -205,8 +290,29 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp conv,
   Type f32 = rewriter.getF32Type();
   rewriter.setInsertionPoint(conv);
 
-  Value columns = createColumns(rewriter, loc, input, sizes, nchw);
+  // NCHW by output position when F fills whole vectors (ResNet's 64 to
+  // 512): the window copy, A, is packed by the copy itself in tiles of
+  // output columns, so OH*OW (49, 196) is not padded to B's column tile.
+  bool byPosition =
+      nchw && f % 16 == 0 && !isOwnWindowMatrix(input, sizes, nchw);
   int64_t window = c * kh * kw;
+  if (byPosition) {
+    LLVM_DEBUG(llvm::dbgs() << "conv NCHW " << oh << "x" << ow << "x" << f
+                            << " (" << kh << "x" << kw << "x" << c
+                            << ", stride " << sh << "x" << sw
+                            << ") -> (im2col x filter^T)^T\n");
+    Value col = createPositionColumns(rewriter, loc, input, sizes);
+    Value weights = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({f, window}, f32), filter,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {window, f}, f32);
+    Value weightsT = linalg::TransposeOp::create(rewriter, loc, weights, empty,
+                                                 ArrayRef<int64_t>{1, 0})
+                         .getResult()[0];
+    replaceWithTransposedMatmul(rewriter, conv, col, weightsT);
+    return success();
+  }
+  Value columns = createColumns(rewriter, loc, input, sizes, nchw);
   LLVM_DEBUG(llvm::dbgs() << "conv " << (nchw ? "NCHW " : "") << oh << "x"
                           << ow << "x" << f << " (" << kh << "x" << kw << "x"
                           << c << ", stride " << sh << "x" << sw << ") -> "

@@ -396,6 +396,30 @@ void copyPlacement(Operation *from, Operation *to) {
   copyPlacement(Placement(from), to);
 }
 
+/// The 1-D value `init` broadcasts to every row ([N] -> [M, N]), if it is
+/// such a `linalg.broadcast`.
+Value getRowBroadcastSource(Value init) {
+  auto broadcast = init.getDefiningOp<linalg::BroadcastOp>();
+  if (!broadcast || broadcast.getDimensions() != ArrayRef<int64_t>{0} ||
+      broadcast.getInput().getType().getRank() != 1)
+    return nullptr;
+  return broadcast.getInput();
+}
+
+/// The `linalg.transpose` of `matmul`'s result to [N, M], if it is the
+/// result's only use.
+linalg::TransposeOp getTransposeBack(linalg::MatmulOp matmul) {
+  Value result = matmul.getResult(0);
+  if (!result.hasOneUse())
+    return nullptr;
+  auto transpose = dyn_cast<linalg::TransposeOp>(*result.getUsers().begin());
+  if (!transpose || transpose.getInput() != result ||
+      transpose.getPermutation() != ArrayRef<int64_t>{1, 0} ||
+      !transpose.hasPureTensorSemantics())
+    return nullptr;
+  return transpose;
+}
+
 bool isPlainF32Matmul(linalg::MatmulOp matmul) {
   if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
     return false;
@@ -591,6 +615,17 @@ struct DataTilingPass
       packedInit = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0],
                                           empty)
                        .getResult(0);
+    } else if (Value bias = getRowBroadcastSource(init);
+               bias && n % tileN == 0) {
+      // A per-column bias (an NCHW convolution's, computed transposed) is
+      // broadcast into the packed layout: bias[n1 * N0 + n0].
+      Value tiled = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({n / tileN, tileN}, f32), bias,
+          ArrayRef<ReassociationIndices>{{0, 1}});
+      Value empty = tensor::EmptyOp::create(rewriter, loc, accShape, f32);
+      packedInit = linalg::BroadcastOp::create(rewriter, loc, tiled, empty,
+                                               ArrayRef<int64_t>{0, 2})
+                       .getResult()[0];
     } else {
       packedInit = pack(init, {0, 1}, {tileM, tileN}, {}).getResult();
     }
@@ -611,7 +646,29 @@ struct DataTilingPass
         copyPlacement(placement, op, affinity);
     };
     place(mmt4d);
-    rewriter.replaceOp(matmul, unpack.getResult());
+    // A product only transposed back (an NCHW convolution computed
+    // transposed) is unpacked straight into the transposed layout: one
+    // transpose instead of the unpack's and the user's.
+    linalg::TransposeOp back = getTransposeBack(matmul);
+    if (back && m % tileM == 0 && n % tileN == 0) {
+      rewriter.setInsertionPoint(back);
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc,
+          ArrayRef<int64_t>{n / tileN, tileN, m / tileM, tileM}, f32);
+      auto transposed = linalg::TransposeOp::create(
+          rewriter, loc, mmt4d.getResult(0), empty,
+          ArrayRef<int64_t>{1, 3, 0, 2});
+      copyPlacement(back, transposed);
+      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+          back, back.getResult()[0].getType(), transposed.getResult()[0],
+          ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+      rewriter.eraseOp(matmul);
+      rewriter.eraseOp(unpack);
+      unpack = nullptr;
+      LLVM_DEBUG(llvm::dbgs() << "unpacked transposed\n");
+    } else {
+      rewriter.replaceOp(matmul, unpack.getResult());
+    }
 
     // Constant packs fold now; the others lower to upstream ops that
     // form-dispatches knows.
@@ -667,6 +724,8 @@ struct DataTilingPass
       place(lowered->expandShapeOp, /*affinity=*/false);
       place(lowered->transposeOp);
     }
+    if (!unpack)
+      return;
     rewriter.setInsertionPoint(unpack);
     FailureOr<linalg::LowerUnPackOpResult> lowered =
         linalg::lowerUnPack(rewriter, unpack);

@@ -50,24 +50,61 @@ util.func public @left(%x: tensor<2x5x5x8xf32>, %w: tensor<1x1x8x4xf32>, %i: ten
 
 // -----
 
-// NCHW (ONNX's layout): the filter viewed as [F, C*KH*KW] times the window
-// copy col[c, kh, kw, oh, ow] = input[0, c, oh*2 + kh, ow*2 + kw] viewed as
-// [C*KH*KW, OH*OW]; its innermost loop reads along an input row.
+// NCHW (ONNX's layout) with F a multiple of 16: computed transposed, the
+// window copy col[oh, ow, c, kh, kw] = input[0, c, oh*2 + kh, ow*2 + kw]
+// viewed as [OH*OW, C*KH*KW] times the filter viewed as [F, C*KH*KW] and
+// transposed; a per-channel bias init is broadcast along the rows of
+// [OH*OW, F]; the product is transposed back to [F, OH*OW].
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d2, d0 * 2 + d3, d1 * 2 + d4)>
+// CHECK-LABEL: util.func public @nchw_by_position
+// CHECK: %[[COL:.+]] = linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], {{.+}}} ins(%arg0 : tensor<1x8x9x9xf32>) outs(%{{.+}} : tensor<4x4x8x3x3xf32>)
+// CHECK: %[[A:.+]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1], [2, 3, 4]] : tensor<4x4x8x3x3xf32> into tensor<16x72xf32>
+// CHECK: %[[W:.+]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
+// CHECK: %[[B:.+]] = linalg.transpose ins(%[[W]] : tensor<16x72xf32>) outs(%{{.+}} : tensor<72x16xf32>) permutation = [1, 0]
+// CHECK: %[[C:.+]] = linalg.broadcast ins(%arg2 : tensor<16xf32>) outs(%{{.+}} : tensor<16x16xf32>) dimensions = [0]
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x72xf32>, tensor<72x16xf32>) outs(%[[C]] : tensor<16x16xf32>)
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[M]] : tensor<16x16xf32>) outs(%{{.+}} : tensor<16x16xf32>) permutation = [1, 0]
+// CHECK: %[[R:.+]] = tensor.expand_shape %[[T]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 4, 4]
+// CHECK: util.return %[[R]]
+util.func public @nchw_by_position(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x4x4xf32> {
+  %e = tensor.empty() : tensor<1x16x4x4xf32>
+  %i = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e : tensor<1x16x4x4xf32>) dimensions = [0, 2, 3]
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%i : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  util.return %r : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// Any other init of the transposed form is transposed to [OH*OW, F].
+// CHECK-LABEL: util.func public @nchw_accumulate
+// CHECK: %[[I:.+]] = tensor.collapse_shape %arg2 {{\[}}[0, 1], [2, 3]] : tensor<1x16x4x4xf32> into tensor<16x16xf32>
+// CHECK: %[[C:.+]] = linalg.transpose ins(%[[I]] : tensor<16x16xf32>) {{.+}} permutation = [1, 0]
+// CHECK: linalg.matmul ins({{.+}}) outs(%[[C]] : tensor<16x16xf32>)
+util.func public @nchw_accumulate(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %i: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%i : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  util.return %r : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// Other NCHW ones (F = 12): the filter viewed as [F, C*KH*KW] times the
+// window copy col[c, kh, kw, oh, ow] = input[0, c, oh*2 + kh, ow*2 + kw]
+// viewed as [C*KH*KW, OH*OW]; its innermost loop reads along an input row.
 // CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d0, d3 * 2 + d1, d4 * 2 + d2)>
 // CHECK-LABEL: util.func public @nchw
 // CHECK: %[[COL:.+]] = linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], {{.+}}} ins(%arg0 : tensor<1x8x9x9xf32>) outs(%{{.+}} : tensor<8x3x3x4x4xf32>)
 // CHECK: %[[B:.+]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1, 2], [3, 4]] : tensor<8x3x3x4x4xf32> into tensor<72x16xf32>
-// CHECK: %[[A:.+]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
-// CHECK: %[[C:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<16x16xf32>)
-// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x72xf32>, tensor<72x16xf32>) outs(%[[C]] : tensor<16x16xf32>)
-// CHECK: %[[R:.+]] = tensor.expand_shape %[[M]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 4, 4]
+// CHECK: %[[A:.+]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<12x8x3x3xf32> into tensor<12x72xf32>
+// CHECK: %[[C:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<12x16xf32>)
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<12x72xf32>, tensor<72x16xf32>) outs(%[[C]] : tensor<12x16xf32>)
+// CHECK: %[[R:.+]] = tensor.expand_shape %[[M]] {{\[}}[0, 1], [2, 3]] output_shape [1, 12, 4, 4]
 // CHECK: util.return %[[R]]
-util.func public @nchw(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32> {
+util.func public @nchw(%x: tensor<1x8x9x9xf32>, %w: tensor<12x8x3x3xf32>) -> tensor<1x12x4x4xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x16x4x4xf32>
-  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
-  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%i : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
-  util.return %r : tensor<1x16x4x4xf32>
+  %e = tensor.empty() : tensor<1x12x4x4xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x12x4x4xf32>) -> tensor<1x12x4x4xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<12x8x3x3xf32>) outs(%i : tensor<1x12x4x4xf32>) -> tensor<1x12x4x4xf32>
+  util.return %r : tensor<1x12x4x4xf32>
 }
 
 // -----

@@ -99,6 +99,31 @@ util.func public @moved_empty_init(%a: tensor<64x1024xf32>, %b: tensor<1024x512x
 
 // -----
 
+// An NCHW convolution computed transposed (preprocessing-convert-conv2d-
+// to-img2col): its per-channel bias init is broadcast straight into the
+// packed layout (bias[n1 * 32 + n0]; no pack of C), and the product, only
+// transposed back, is unpacked by one transpose into [N, M] (no unpack).
+// CHECK-LABEL: util.func public @transposed_back
+// CHECK: %[[BIAS:.+]] = tensor.expand_shape %arg1 {{\[}}[0, 1]] output_shape [1, 32] : tensor<32xf32> into tensor<1x32xf32>
+// CHECK: %[[C4:.+]] = linalg.broadcast ins(%[[BIAS]] : tensor<1x32xf32>) outs(%{{.+}} : tensor<2x1x8x32xf32>) dimensions = [0, 2]
+// CHECK: %[[M:.+]] = linalg.mmt4d {{.+}} outs(%[[C4]] : tensor<2x1x8x32xf32>)
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[M]] : tensor<2x1x8x32xf32>) outs(%{{.+}} : tensor<1x32x2x8xf32>) permutation = [1, 3, 0, 2]
+// CHECK: %[[R:.+]] = tensor.collapse_shape %[[T]] {{\[}}[0, 1], [2, 3]] : tensor<1x32x2x8xf32> into tensor<32x16xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: util.return %[[R]]
+util.global private @wt = dense<1.0> : tensor<72x32xf32>
+util.func public @transposed_back(%a: tensor<16x72xf32>, %b: tensor<32xf32>) -> tensor<32x16xf32> {
+  %w = util.global.load @wt : tensor<72x32xf32>
+  %e = tensor.empty() : tensor<16x32xf32>
+  %i = linalg.broadcast ins(%b : tensor<32xf32>) outs(%e : tensor<16x32xf32>) dimensions = [0]
+  %m = linalg.matmul ins(%a, %w : tensor<16x72xf32>, tensor<72x32xf32>) outs(%i : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %t = linalg.transpose ins(%m : tensor<16x32xf32>) outs(%e2 : tensor<32x16xf32>) permutation = [1, 0]
+  util.return %t : tensor<32x16xf32>
+}
+
+// -----
+
 // Runtime operands that fit L2 (B = 512 x 512 f32 = 1 MiB), a skinny M and
 // a non-f32 matmul stay unpacked: packing would cost more than it saves.
 // CHECK-LABEL: util.func public @stays
