@@ -391,9 +391,9 @@ std::vector<uint8_t> typeBytes(const std::vector<ValueType> &types) {
 
 flatbuffers::DetachedBuffer Writer::build() {
   // Sized for the constants and kernel objects up front: a builder that
-  // grows doubles its buffer and copies, holding the old and the new one at
-  // once (with 100 MiB of weights, 64 + 128 MiB on top of the module's own
-  // copy: fleet-compile's peak, docs/onnx.md "Memory").
+  // grows allocates a larger buffer and copies, holding the old and the new
+  // one at once (with 100 MiB of weights, ~200 MiB on top of the module's
+  // own copy: fleet-compile's peak, docs/onnx.md "Memory").
   size_t bulk = 1 << 16;
   for (const LibraryRecord &l : libraries_)
     bulk += l.data.size() + 64;

@@ -13,7 +13,9 @@
 //   reduction in blocks, with B's block first copied to a temporary for a
 //   short A (KernelConfig::copyBBlocks); an epilogue over a product in
 //   reduction blocks follows the product, in vector chunks;
-// - elementwise: chunks of 4 vectors along the innermost loop; a transpose
+// - elementwise: chunks of 4 vectors along the innermost loop (and whole
+//   inner loops outwards, but never a loop an input index combines with
+//   one already in the chunk: a window copy's w = wlo + kw); a transpose
 //   in blocks of up to a vector's lanes along both loops it swaps;
 // - reduction (TileReductions.cpp): one row at a time, each op of the row
 //   in chunks of 4 vectors, reductions accumulated in vectors (partial
@@ -618,11 +620,30 @@ LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
   // loops with extent outwards: a loop shorter than what is left is taken
   // whole (tile 0) and the rest comes from the next loop out, so a
   // transpose to [.., K, 8, 1] moves 8 x 8 blocks, not single elements.
+  // A loop whose index an input combines with a loop already in the chunk
+  // (a window copy's w = wlo + kw) ends the chunk: the chunk's read would
+  // not be a projected permutation, and the vectorizer would copy element
+  // by element.
   int64_t budget = 4 * getLanes(root->getResult(0).getType(), target);
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = root.getIteratorTypesArray();
   SmallVector<int64_t> tiles(root.getNumLoops(), 1);
+  SmallVector<unsigned> chunkLoops;
+  auto combinesWithChunk = [&](unsigned loop) {
+    for (OpOperand *input : root.getDpsInputOperands())
+      for (AffineExpr result :
+           root.getMatchingIndexingMap(input).getResults())
+        if (result.isFunctionOfDim(loop) &&
+            llvm::any_of(chunkLoops, [&](unsigned other) {
+              return result.isFunctionOfDim(other);
+            }))
+          return true;
+    return false;
+  };
   for (int64_t i = int64_t(tiles.size()) - 1; i >= 0; --i) {
+    if (iterators[i] == utils::IteratorType::parallel && ranges[i] != 1 &&
+        budget > 1 && combinesWithChunk(i))
+      budget = 1;
     if (iterators[i] != utils::IteratorType::parallel || ranges[i] == 1) {
       tiles[i] = 0;
     } else if (budget <= 1) {
@@ -630,9 +651,11 @@ LogicalResult tileElementwise(func::FuncOp func, linalg::LinalgOp root,
     } else if (!ShapedType::isDynamic(ranges[i]) && ranges[i] <= budget) {
       tiles[i] = 0;
       budget /= ranges[i];
+      chunkLoops.push_back(i);
     } else {
       tiles[i] = budget;
       budget = 1;
+      chunkLoops.push_back(i);
     }
   }
   // A transpose: an input whose innermost dimension (unit dimensions

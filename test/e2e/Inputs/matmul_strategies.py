@@ -24,11 +24,12 @@ B in blocks, "B blocks"):
     copy writes A packed itself (7-row tiles, no padding);
   - `nchw` / `nchww`: the same in NCHW / FCHW (ONNX's layout), filter x
     im2col, the filter runtime or constant (then A, packed at compile
-    time when F >= 8 and OH*OW >= 32); with F a multiple of 16 computed
+    time when F >= 8 and OH*OW >= 32); with F a multiple of 32 computed
     transposed (im2col x filter^T, transposed back: the window copy A,
-    written packed at output widths 14 and 7); `nchwb` adds a constant
-    per-channel bias as the convolution's init (ONNX's Conv with B),
-    broadcast into the packed accumulator when F is a multiple of 32.
+    written packed at output widths 14 and 7 with AVX-512); `nchwb` adds a
+    constant per-channel bias as the convolution's init (ONNX's Conv with
+    B), broadcast into the packed accumulator when F is a multiple of the
+    packed B's column tile.
 Products are checked in float64 against f32 results with a tolerance
 scaled by sqrt(K).
 """
@@ -75,13 +76,14 @@ CASES = [
     # The same as NCHW (ONNX's layout): filter x im2col.
     ("nchw", 9, 3, 5, 3, 2), ("nchw", 7, 37, 7, 1, 1), ("nchw", 8, 7, 65, 1, 2),
     ("nchww", 12, 3, 37, 7, 2), ("nchww", 13, 8, 40, 3, 1),
-    # NCHW computed transposed (F = 16, 32, 48, 64): unpacked, packed by
-    # the window copy (width 14 and 7) with the product unpacked by one
-    # transpose, and width 10 (A padded to 8-row tiles, B's 48 columns
-    # padded to 64: the unpack and the pack of the bias init stay).
-    ("nchw", 9, 3, 16, 3, 2), ("nchww", 16, 5, 32, 3, 1),
-    ("nchwb", 15, 3, 64, 3, 2), ("nchwb", 12, 8, 48, 3, 1),
-    ("nchwb", 16, 7, 32, 3, 1),
+    # NCHW computed transposed (F = 32, 64): unpacked (a runtime filter at
+    # 4 x 4 outputs), packed by the window copy (widths 14 and 7) with the
+    # product unpacked by one transpose, and width 10 (no row tile with
+    # AVX-512's M0 = 8: A padded, the unpack and the transpose back stay).
+    # F = 48 keeps filter x im2col, with a bias.
+    ("nchw", 9, 3, 32, 3, 2), ("nchww", 16, 5, 32, 3, 1),
+    ("nchwb", 15, 3, 64, 3, 2), ("nchwb", 12, 8, 32, 3, 1),
+    ("nchwb", 16, 7, 32, 3, 1), ("nchwb", 12, 8, 48, 3, 1),
 ]
 CONV_KINDS = ("conv", "convw", "nchw", "nchww", "nchwb")
 WEIGHT_KINDS = ("weight", "convw", "nchww", "nchwb")

@@ -12,7 +12,7 @@
 // matmul path: register tiles, and data tiling (a constant filter is
 // packed at compile time). A 1x1 convolution with stride 1 needs no
 // im2col: the input itself is the [H*W, C] matrix. An NCHW one (ONNX's
-// layout) with F a multiple of 16 is computed transposed,
+// layout) with F a multiple of 32 is computed transposed,
 // out^T[OH*OW, F] = col[OH*OW, C*KH*KW] x filter^T[C*KH*KW, F] with
 // col[oh, ow, c, kh, kw] = input[0, c, oh*SH + kh*DH, ow*SW + kw*DW], and
 // transposed back to [F, OH*OW]: the window copy is A, which data tiling
@@ -196,12 +196,6 @@ void replaceWithTransposedMatmul(RewriterBase &rewriter,
   rewriter.replaceOp(conv, result);
 }
 
-/// The window matrix of `input`: NHWC [OH*OW, KH*KW*C] with
-///   col[oh, ow, kh, kw, c] = input[0, oh*sh + kh*dh, ow*sw + kw*dw, c],
-/// NCHW [C*KH*KW, OH*OW] with
-///   col[c, kh, kw, oh, ow] = input[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
-/// (a window copy viewed as a matrix), or a view of the input itself for a
-/// 1x1 stride-1 convolution whose input is the output's size.
 /// True when `input` of a 1x1 stride-1 convolution is already its window
 /// matrix.
 bool isOwnWindowMatrix(Value input, const ConvSizes &s, bool nchw) {
@@ -233,6 +227,12 @@ Value createPositionColumns(RewriterBase &rewriter, Location loc, Value input,
       col, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}});
 }
 
+/// The window matrix of `input`: NHWC [OH*OW, KH*KW*C] with
+///   col[oh, ow, kh, kw, c] = input[0, oh*sh + kh*dh, ow*sw + kw*dw, c],
+/// NCHW [C*KH*KW, OH*OW] with
+///   col[c, kh, kw, oh, ow] = input[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
+/// (a window copy viewed as a matrix), or a view of the input itself for a
+/// 1x1 stride-1 convolution whose input is the output's size.
 Value createColumns(RewriterBase &rewriter, Location loc, Value input,
                     const ConvSizes &s, bool nchw) {
   Type f32 = rewriter.getF32Type();
@@ -290,11 +290,13 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp conv,
   Type f32 = rewriter.getF32Type();
   rewriter.setInsertionPoint(conv);
 
-  // NCHW by output position when F fills whole vectors (ResNet's 64 to
-  // 512): the window copy, A, is packed by the copy itself in tiles of
-  // output columns, so OH*OW (49, 196) is not padded to B's column tile.
+  // NCHW by output position when F fills whole column tiles of the packed
+  // B (32 with AVX-512, 16 with AVX2; ResNet's 64 to 512): the window
+  // copy, A, is packed by the copy itself in tiles of output columns, so
+  // OH*OW (49, 196) is not padded to B's column tile. A smaller F would
+  // pad B instead, or leave a constant filter unpacked.
   bool byPosition =
-      nchw && f % 16 == 0 && !isOwnWindowMatrix(input, sizes, nchw);
+      nchw && f % 32 == 0 && !isOwnWindowMatrix(input, sizes, nchw);
   int64_t window = c * kh * kw;
   if (byPosition) {
     LLVM_DEBUG(llvm::dbgs() << "conv NCHW " << oh << "x" << ow << "x" << f

@@ -325,10 +325,13 @@ int64_t getWindowRowTile(const WindowCopy &window, int64_t tileM) {
 }
 
 /// A = `window` packed as [M1, K, `tileM`, 1] by one copy: the window copy
-/// over [rows..., W / tileM, columns..., tileM, 1], its input map reading
-/// row w = whi * tileM + wlo, collapsed (a view). It replaces the im2col
-/// copy, A's padding and A's pack (three dispatches) by one, with no
-/// padding since tileM divides W.
+/// over [rows..., W / tileM, columns..., tileM], its input map reading
+/// row w = whi * tileM + wlo, viewed as [M1, K, tileM] and then with the
+/// unit dimension (views). It replaces the im2col copy, A's padding and A's
+/// pack (three dispatches) by one, with no padding since tileM divides W.
+/// The copy's innermost loop is wlo, contiguous in A (and in the input at
+/// stride 1), so it is vectorized along it; with the unit dimension as the
+/// copy's own innermost loop it was a scalar copy.
 Value packWindowCopy(RewriterBase &rewriter, Location loc,
                      WindowCopy window, int64_t tileM) {
   MLIRContext *context = rewriter.getContext();
@@ -336,25 +339,25 @@ Value packWindowCopy(RewriterBase &rewriter, Location loc,
   ArrayRef<int64_t> shape =
       cast<RankedTensorType>(copy.getResult(0).getType()).getShape();
   int64_t rank = shape.size(), w = window.rowDims - 1;
-  // New loops: the copy's, w as its outer part, then wlo and a unit.
+  // New loops: the copy's, w as its outer part, then wlo.
   SmallVector<int64_t> packedShape(shape);
   packedShape[w] /= tileM;
-  packedShape.append({tileM, 1});
+  packedShape.push_back(tileM);
   SmallVector<AffineExpr> oldDims;
   for (int64_t i = 0; i < rank; ++i)
     oldDims.push_back(getAffineDimExpr(i, context));
   oldDims[w] = oldDims[w] * tileM + getAffineDimExpr(rank, context);
   AffineMap inputMap =
       copy.getMatchingIndexingMap(copy.getDpsInputOperand(0))
-          .compose(AffineMap::get(rank + 2, 0, oldDims, context));
+          .compose(AffineMap::get(rank + 1, 0, oldDims, context));
   Type f32 = rewriter.getF32Type();
   Value empty = tensor::EmptyOp::create(rewriter, loc, packedShape, f32);
   auto packed = linalg::GenericOp::create(
       rewriter, loc, TypeRange{empty.getType()},
       ValueRange{copy.getDpsInputs()[0]}, ValueRange{empty},
       ArrayRef<AffineMap>{inputMap,
-                          AffineMap::getMultiDimIdentityMap(rank + 2, context)},
-      SmallVector<utils::IteratorType>(rank + 2,
+                          AffineMap::getMultiDimIdentityMap(rank + 1, context)},
+      SmallVector<utils::IteratorType>(rank + 1,
                                        utils::IteratorType::parallel),
       [](OpBuilder &b, Location nestedLoc, ValueRange args) {
         linalg::YieldOp::create(b, nestedLoc, args[0]);
@@ -365,10 +368,13 @@ Value packWindowCopy(RewriterBase &rewriter, Location loc,
   int64_t m = 1, k = 1;
   for (int64_t i = 0; i < rank; ++i)
     (i <= w ? m : k) *= shape[i];
-  return tensor::CollapseShapeOp::create(
-      rewriter, loc, RankedTensorType::get({m / tileM, k, tileM, 1}, f32),
+  Value matrix = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({m / tileM, k, tileM}, f32),
       packed.getResult(0),
-      ArrayRef<ReassociationIndices>{rows, columns, {rank}, {rank + 1}});
+      ArrayRef<ReassociationIndices>{rows, columns, {rank}});
+  return tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get({m / tileM, k, tileM, 1}, f32),
+      matrix, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
 /// A linalg.matmul with the default maps, static f32 operands.
@@ -579,6 +585,12 @@ struct DataTilingPass
     // window copy writes A packed itself, with M0 a divisor of the window
     // width near the register tile's rows (7 for 14 x 14 outputs).
     Placement placement(matmul);
+    // A placed matmul: its packs, kernel and unpack run where it did
+    // (`placement` was read before the matmul is replaced below).
+    auto place = [&](Operation *op, bool affinity = true) {
+      if (op)
+        copyPlacement(placement, op, affinity);
+    };
     std::optional<WindowCopy> window =
         constantLhs ? std::nullopt : getWindowCopy(lhs);
     int64_t windowRows = window ? getWindowRowTile(*window, tileM) : 0;
@@ -587,8 +599,10 @@ struct DataTilingPass
     if (windowRows) {
       tileM = windowRows;
       packedLhs = packWindowCopy(rewriter, loc, *window, tileM);
-      copyPlacement(placement, packedLhs.getDefiningOp()->getOperand(0)
-                                   .getDefiningOp());
+      Operation *packedCopy = packedLhs.getDefiningOp();
+      while (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(packedCopy))
+        packedCopy = packedCopy->getOperand(0).getDefiningOp();
+      copyPlacement(placement, packedCopy);
       LLVM_DEBUG(llvm::dbgs() << "A packed by its window copy, M0 = " << tileM
                               << "\n");
     } else {
@@ -619,13 +633,15 @@ struct DataTilingPass
                bias && n % tileN == 0) {
       // A per-column bias (an NCHW convolution's, computed transposed) is
       // broadcast into the packed layout: bias[n1 * N0 + n0].
-      Value tiled = tensor::ExpandShapeOp::create(
+      auto tiled = tensor::ExpandShapeOp::create(
           rewriter, loc, RankedTensorType::get({n / tileN, tileN}, f32), bias,
           ArrayRef<ReassociationIndices>{{0, 1}});
       Value empty = tensor::EmptyOp::create(rewriter, loc, accShape, f32);
-      packedInit = linalg::BroadcastOp::create(rewriter, loc, tiled, empty,
-                                               ArrayRef<int64_t>{0, 2})
-                       .getResult()[0];
+      auto broadcast = linalg::BroadcastOp::create(
+          rewriter, loc, tiled.getResult(), empty, ArrayRef<int64_t>{0, 2});
+      place(tiled, /*affinity=*/false);
+      place(broadcast);
+      packedInit = broadcast.getResult()[0];
     } else {
       packedInit = pack(init, {0, 1}, {tileM, tileN}, {}).getResult();
     }
@@ -639,18 +655,13 @@ struct DataTilingPass
         rewriter, loc, mmt4d.getResult(0), dest, ArrayRef<int64_t>{0, 1},
         getAsIndexOpFoldResult(rewriter.getContext(), {tileM, tileN}),
         ArrayRef<int64_t>{});
-    // A placed matmul: its packs, kernel and unpack run where it did
-    // (`placement` was read before the matmul is replaced below).
-    auto place = [&](Operation *op, bool affinity = true) {
-      if (op)
-        copyPlacement(placement, op, affinity);
-    };
     place(mmt4d);
     // A product only transposed back (an NCHW convolution computed
     // transposed) is unpacked straight into the transposed layout: one
     // transpose instead of the unpack's and the user's.
     linalg::TransposeOp back = getTransposeBack(matmul);
     if (back && m % tileM == 0 && n % tileN == 0) {
+      OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(back);
       Value empty = tensor::EmptyOp::create(
           rewriter, loc,
@@ -658,10 +669,11 @@ struct DataTilingPass
       auto transposed = linalg::TransposeOp::create(
           rewriter, loc, mmt4d.getResult(0), empty,
           ArrayRef<int64_t>{1, 3, 0, 2});
-      copyPlacement(back, transposed);
-      rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+      place(transposed);
+      auto collapse = rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
           back, back.getResult()[0].getType(), transposed.getResult()[0],
           ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+      place(collapse, /*affinity=*/false);
       rewriter.eraseOp(matmul);
       rewriter.eraseOp(unpack);
       unpack = nullptr;

@@ -50,7 +50,7 @@ util.func public @left(%x: tensor<2x5x5x8xf32>, %w: tensor<1x1x8x4xf32>, %i: ten
 
 // -----
 
-// NCHW (ONNX's layout) with F a multiple of 16: computed transposed, the
+// NCHW (ONNX's layout) with F a multiple of 32: computed transposed, the
 // window copy col[oh, ow, c, kh, kw] = input[0, c, oh*2 + kh, ow*2 + kw]
 // viewed as [OH*OW, C*KH*KW] times the filter viewed as [F, C*KH*KW] and
 // transposed; a per-channel bias init is broadcast along the rows of
@@ -59,35 +59,54 @@ util.func public @left(%x: tensor<2x5x5x8xf32>, %w: tensor<1x1x8x4xf32>, %i: ten
 // CHECK-LABEL: util.func public @nchw_by_position
 // CHECK: %[[COL:.+]] = linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], {{.+}}} ins(%arg0 : tensor<1x8x9x9xf32>) outs(%{{.+}} : tensor<4x4x8x3x3xf32>)
 // CHECK: %[[A:.+]] = tensor.collapse_shape %[[COL]] {{\[}}[0, 1], [2, 3, 4]] : tensor<4x4x8x3x3xf32> into tensor<16x72xf32>
-// CHECK: %[[W:.+]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<16x8x3x3xf32> into tensor<16x72xf32>
-// CHECK: %[[B:.+]] = linalg.transpose ins(%[[W]] : tensor<16x72xf32>) outs(%{{.+}} : tensor<72x16xf32>) permutation = [1, 0]
-// CHECK: %[[C:.+]] = linalg.broadcast ins(%arg2 : tensor<16xf32>) outs(%{{.+}} : tensor<16x16xf32>) dimensions = [0]
-// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x72xf32>, tensor<72x16xf32>) outs(%[[C]] : tensor<16x16xf32>)
-// CHECK: %[[T:.+]] = linalg.transpose ins(%[[M]] : tensor<16x16xf32>) outs(%{{.+}} : tensor<16x16xf32>) permutation = [1, 0]
-// CHECK: %[[R:.+]] = tensor.expand_shape %[[T]] {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 4, 4]
+// CHECK: %[[W:.+]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<32x8x3x3xf32> into tensor<32x72xf32>
+// CHECK: %[[B:.+]] = linalg.transpose ins(%[[W]] : tensor<32x72xf32>) outs(%{{.+}} : tensor<72x32xf32>) permutation = [1, 0]
+// CHECK: %[[C:.+]] = linalg.broadcast ins(%arg2 : tensor<32xf32>) outs(%{{.+}} : tensor<16x32xf32>) dimensions = [0]
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<16x72xf32>, tensor<72x32xf32>) outs(%[[C]] : tensor<16x32xf32>)
+// CHECK: %[[T:.+]] = linalg.transpose ins(%[[M]] : tensor<16x32xf32>) outs(%{{.+}} : tensor<32x16xf32>) permutation = [1, 0]
+// CHECK: %[[R:.+]] = tensor.expand_shape %[[T]] {{\[}}[0, 1], [2, 3]] output_shape [1, 32, 4, 4]
 // CHECK: util.return %[[R]]
-util.func public @nchw_by_position(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x4x4xf32> {
-  %e = tensor.empty() : tensor<1x16x4x4xf32>
-  %i = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e : tensor<1x16x4x4xf32>) dimensions = [0, 2, 3]
-  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%i : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
-  util.return %r : tensor<1x16x4x4xf32>
+util.func public @nchw_by_position(%x: tensor<1x8x9x9xf32>, %w: tensor<32x8x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x4x4xf32> {
+  %e = tensor.empty() : tensor<1x32x4x4xf32>
+  %i = linalg.broadcast ins(%b : tensor<32xf32>) outs(%e : tensor<1x32x4x4xf32>) dimensions = [0, 2, 3]
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<32x8x3x3xf32>) outs(%i : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  util.return %r : tensor<1x32x4x4xf32>
+}
+
+// -----
+
+// Strides 2 x 1 and dilations 1 x 2 on a 9 x 11 input (4 x 7 outputs): each
+// goes to its own dimension of the window map; a fill init is refilled as
+// [OH*OW, F].
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d2, d0 * 2 + d3, d1 + d4 * 2)>
+// CHECK-LABEL: util.func public @nchw_strides_dilations
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], {{.+}}} ins(%arg0 : tensor<1x8x9x11xf32>) outs(%{{.+}} : tensor<4x7x8x3x3xf32>)
+// CHECK: %[[C:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<28x32xf32>)
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<28x72xf32>, tensor<72x32xf32>) outs(%[[C]] : tensor<28x32xf32>)
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2, 3]] output_shape [1, 32, 4, 7]
+util.func public @nchw_strides_dilations(%x: tensor<1x8x9x11xf32>, %w: tensor<32x8x3x3xf32>) -> tensor<1x32x4x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x32x4x7xf32>
+  %i = linalg.fill ins(%zero : f32) outs(%e : tensor<1x32x4x7xf32>) -> tensor<1x32x4x7xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x11xf32>, tensor<32x8x3x3xf32>) outs(%i : tensor<1x32x4x7xf32>) -> tensor<1x32x4x7xf32>
+  util.return %r : tensor<1x32x4x7xf32>
 }
 
 // -----
 
 // Any other init of the transposed form is transposed to [OH*OW, F].
 // CHECK-LABEL: util.func public @nchw_accumulate
-// CHECK: %[[I:.+]] = tensor.collapse_shape %arg2 {{\[}}[0, 1], [2, 3]] : tensor<1x16x4x4xf32> into tensor<16x16xf32>
-// CHECK: %[[C:.+]] = linalg.transpose ins(%[[I]] : tensor<16x16xf32>) {{.+}} permutation = [1, 0]
-// CHECK: linalg.matmul ins({{.+}}) outs(%[[C]] : tensor<16x16xf32>)
-util.func public @nchw_accumulate(%x: tensor<1x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %i: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
-  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<16x8x3x3xf32>) outs(%i : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
-  util.return %r : tensor<1x16x4x4xf32>
+// CHECK: %[[I:.+]] = tensor.collapse_shape %arg2 {{\[}}[0, 1], [2, 3]] : tensor<1x32x4x4xf32> into tensor<32x16xf32>
+// CHECK: %[[C:.+]] = linalg.transpose ins(%[[I]] : tensor<32x16xf32>) {{.+}} permutation = [1, 0]
+// CHECK: linalg.matmul ins({{.+}}) outs(%[[C]] : tensor<16x32xf32>)
+util.func public @nchw_accumulate(%x: tensor<1x8x9x9xf32>, %w: tensor<32x8x3x3xf32>, %i: tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<32x8x3x3xf32>) outs(%i : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  util.return %r : tensor<1x32x4x4xf32>
 }
 
 // -----
 
-// Other NCHW ones (F = 12): the filter viewed as [F, C*KH*KW] times the
+// Other NCHW ones (F = 12, not a multiple of 32): the filter viewed as [F, C*KH*KW] times the
 // window copy col[c, kh, kw, oh, ow] = input[0, c, oh*2 + kh, ow*2 + kw]
 // viewed as [C*KH*KW, OH*OW]; its innermost loop reads along an input row.
 // CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d0, d3 * 2 + d1, d4 * 2 + d2)>

@@ -124,6 +124,27 @@ util.func public @transposed_back(%a: tensor<16x72xf32>, %b: tensor<32xf32>) -> 
 
 // -----
 
+// The same product, placed and also returned: the bias broadcast runs where
+// the matmul does, and with a second use the product is unpacked as usual
+// before the transpose back.
+// CHECK-LABEL: util.func public @transposed_and_used
+// CHECK: linalg.broadcast ins(%{{.+}} : tensor<1x32xf32>) outs(%{{.+}} : tensor<2x1x8x32xf32>) dimensions = [0, 2]  {stream.affinity = #hal.device.affinity<@device_b>}
+// CHECK: %[[M:.+]] = linalg.mmt4d
+// CHECK: %[[U:.+]] = linalg.transpose ins(%[[M]] : tensor<2x1x8x32xf32>) outs(%{{.+}} : tensor<2x8x1x32xf32>) permutation = [0, 2, 1, 3]
+// CHECK: linalg.transpose ins(%{{.+}} : tensor<16x32xf32>) outs(%{{.+}} : tensor<32x16xf32>) permutation = [1, 0]
+util.global private @wt2 = dense<1.0> : tensor<72x32xf32>
+util.func public @transposed_and_used(%a: tensor<16x72xf32>, %b: tensor<32xf32>) -> (tensor<32x16xf32>, tensor<16x32xf32>) {
+  %w = util.global.load @wt2 : tensor<72x32xf32>
+  %e = tensor.empty() : tensor<16x32xf32>
+  %i = linalg.broadcast ins(%b : tensor<32xf32>) outs(%e : tensor<16x32xf32>) dimensions = [0]
+  %m = linalg.matmul {stream.affinity = #hal.device.affinity<@device_b>} ins(%a, %w : tensor<16x72xf32>, tensor<72x32xf32>) outs(%i : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %e2 = tensor.empty() : tensor<32x16xf32>
+  %t = linalg.transpose ins(%m : tensor<16x32xf32>) outs(%e2 : tensor<32x16xf32>) permutation = [1, 0]
+  util.return %t, %m : tensor<32x16xf32>, tensor<16x32xf32>
+}
+
+// -----
+
 // Runtime operands that fit L2 (B = 512 x 512 f32 = 1 MiB), a skinny M and
 // a non-f32 matmul stay unpacked: packing would cost more than it saves.
 // CHECK-LABEL: util.func public @stays
@@ -165,13 +186,14 @@ util.func public @qk(%q: tensor<2x16x8xf32>, %k: tensor<2x16x8xf32>) -> tensor<2
 // A convolution's window copy (preprocessing-convert-conv2d-to-img2col) as
 // A, 14 x 14 outputs: 7 divides the width, so the copy itself writes A
 // packed in 7-row tiles, w = 7 * whi + wlo, with no padding and no pack of
-// A left.
-// CHECK: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (0, d0 + d2, d1 * 7 + d5 + d3, d4)>
+// A left. The copy's innermost loop is wlo (A's unit dimension is a view).
+// CHECK: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d0 + d2, d1 * 7 + d5 + d3, d4)>
 // CHECK-LABEL: util.func public @window_copy
 // CHECK-NOT: tensor.pad
-// CHECK: %[[E:.+]] = tensor.empty() : tensor<14x2x3x3x128x7x1xf32>
-// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x16x16x128xf32>) outs(%[[E]] : tensor<14x2x3x3x128x7x1xf32>)
-// CHECK: %[[A4:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1], [2, 3, 4], [5], [6]] : tensor<14x2x3x3x128x7x1xf32> into tensor<28x1152x7x1xf32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<14x2x3x3x128x7xf32>
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[IN]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x16x16x128xf32>) outs(%[[E]] : tensor<14x2x3x3x128x7xf32>)
+// CHECK: %[[A3:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1], [2, 3, 4], [5]] : tensor<14x2x3x3x128x7xf32> into tensor<28x1152x7xf32>
+// CHECK: %[[A4:.+]] = tensor.expand_shape %[[A3]] {{\[\[}}0], [1], [2, 3]] output_shape [28, 1152, 7, 1] : tensor<28x1152x7xf32> into tensor<28x1152x7x1xf32>
 // B's pad adds nothing (256 = 8 x 32); A has none.
 // CHECK-NOT: tensor.pad
 // CHECK: tensor.pad %arg1 low[0, 0] high[0, 0]
