@@ -179,6 +179,11 @@ mlir::LogicalResult tileAndVectorize(mlir::func::FuncOp func,
 /// kernels, after vectorization.
 void prefetchNextRows(mlir::func::FuncOp func);
 
+/// Software-pipelines each row loop of three or more chunk loops by one
+/// pass: the next row's first loop runs fused with this row's last loop
+/// (PipelineRowPasses.cpp). For reduction kernels, after prefetchNextRows.
+void pipelineRowPasses(mlir::func::FuncOp func);
+
 /// Where the B read by a B-block kernel (KernelConfig::prefetchBBlocks) lies:
 /// B's binding view and, for a block's copy (copyBBlocks), the block's first
 /// row and column there (null when the register tiles read B itself).

@@ -787,8 +787,10 @@ LogicalResult tileAndVectorize(func::FuncOp func, const TargetInfo &target,
   vectorizeStaticOps(func, rewriter);
   if (failed(cleanupVectors(func)))
     return failure();
-  if (kind == KernelKind::Reduction)
+  if (kind == KernelKind::Reduction) {
     prefetchNextRows(func);
+    pipelineRowPasses(func);
+  }
   return success();
 }
 

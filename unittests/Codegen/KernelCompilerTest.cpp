@@ -623,6 +623,15 @@ TEST(KernelCompiler, SoftmaxStreamsLargeResults) {
   EXPECT_TRUE(
       llvm::Regex(R"(-> \(tensor<1x[0-9]+xf32>, tensor<1x4096xf32>\))")
           .match(kernel->stepsIR));
+  // The row loop is pipelined by one pass: it carries the next row's
+  // maximum, computed in the scaling loop of this row, which thus also
+  // yields the maximum's lanes (PipelineRowPasses.cpp).
+  EXPECT_TRUE(
+      llvm::Regex(R"(-> \(tensor<[0-9]+x4096xf32>, vector<[0-9]+xf32>\))")
+          .match(kernel->stepsIR));
+  EXPECT_TRUE(
+      llvm::Regex(R"(-> \(vector<[0-9]+xf32>, tensor<1x4096xf32>\))")
+          .match(kernel->stepsIR));
   EXPECT_NE(kernel->llvmIR.find("!nontemporal"), std::string::npos);
   EXPECT_NE(kernel->llvmIR.find("@llvm.prefetch"), std::string::npos);
   // A read prefetch into L2 (locality 2, `prefetcht1`) of data.
