@@ -61,7 +61,10 @@ std::optional<int64_t> getArithBound(Operation *op, bool upper) {
     std::optional<int64_t> a = bound(lhs, upper), b = bound(rhs, !upper);
     return a && b ? std::optional<int64_t>(*a - *b) : std::nullopt;
   }
-  // Products and quotients: only of non-negative operands.
+  // Products and quotients: only of non-negative operands. Other ops with
+  // two operands (memref.dim of a view and an index) have no bound here.
+  if (!isa<arith::MulIOp, arith::CeilDivUIOp, arith::DivUIOp>(op))
+    return std::nullopt;
   std::optional<int64_t> lowA = getLowerBound(lhs), lowB = getLowerBound(rhs);
   if (!lowA || !lowB || *lowA < 0 || *lowB < 0)
     return std::nullopt;
@@ -83,6 +86,8 @@ std::optional<int64_t> getArithBound(Operation *op, bool upper) {
 
 /// The constant closed upper bound of index `value`, if there is one.
 std::optional<int64_t> getUpperBound(Value value) {
+  if (!value.getType().isIntOrIndex())
+    return std::nullopt;
   if (std::optional<int64_t> bound =
           getArithBound(value.getDefiningOp(), /*upper=*/true))
     return bound;
@@ -95,6 +100,8 @@ std::optional<int64_t> getUpperBound(Value value) {
 }
 
 std::optional<int64_t> getLowerBound(Value value) {
+  if (!value.getType().isIntOrIndex())
+    return std::nullopt;
   if (std::optional<int64_t> bound =
           getArithBound(value.getDefiningOp(), /*upper=*/false))
     return bound;
