@@ -44,6 +44,7 @@
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -293,7 +294,46 @@ FailureOr<unsigned> prepareFunction(func::FuncOp func) {
 /// the slice, and the subviews the tiles are stored into move up to their
 /// operands, so empty-tensor elimination can compute tiles in place
 /// (no temporaries of the whole result or of dynamic tile size).
+/// A small non-splat constant tensor that dispatch formation cloned into a
+/// kernel (FormDispatches.cpp, up to 256 bytes) would bufferize to a
+/// memref.global, which has no SPIR-V conversion: it becomes a private
+/// array (Function storage) that the kernel fills on entry, one store per
+/// element.
+void materializeConstantTensors(ModuleOp module) {
+  SmallVector<arith::ConstantOp> constants;
+  module.walk([&](arith::ConstantOp constant) {
+    auto type = dyn_cast<RankedTensorType>(constant.getType());
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (type && dense && !dense.isSplat() && type.hasStaticShape() &&
+        constant->getParentOfType<func::FuncOp>())
+      constants.push_back(constant);
+  });
+  for (arith::ConstantOp constant : constants) {
+    auto type = cast<RankedTensorType>(constant.getType());
+    auto dense = cast<DenseElementsAttr>(constant.getValue());
+    auto func = constant->getParentOfType<func::FuncOp>();
+    OpBuilder builder = OpBuilder::atBlockBegin(&func.getBody().front());
+    Location loc = constant.getLoc();
+    Value array = memref::AllocaOp::create(
+        builder, loc, MemRefType::get(type.getShape(), type.getElementType()));
+    SmallVector<int64_t> strides = computeStrides(type.getShape());
+    for (auto [i, value] : llvm::enumerate(dense.getValues<Attribute>())) {
+      SmallVector<Value> indices;
+      for (int64_t position : delinearize(int64_t(i), strides))
+        indices.push_back(arith::ConstantIndexOp::create(builder, loc, position));
+      Value element = arith::ConstantOp::create(builder, loc,
+                                                cast<TypedAttr>(value));
+      memref::StoreOp::create(builder, loc, element, array, indices);
+    }
+    Value tensor = bufferization::ToTensorOp::create(
+        builder, loc, type, array, /*restrict=*/true, /*writable=*/false);
+    constant.replaceAllUsesWith(tensor);
+    constant.erase();
+  }
+}
+
 LogicalResult prepareForBufferization(ModuleOp module) {
+  materializeConstantTensors(module);
   RewritePatternSet patterns(module.getContext());
   linalg::populateSwapExtractSliceWithFillPatterns(patterns);
   tensor::populateFoldTensorEmptyPatterns(patterns);

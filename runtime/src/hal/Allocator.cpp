@@ -249,6 +249,13 @@ Allocator::importHostMemory(void *hostPointer, uint64_t byteSize,
     return makeStatus(StatusCode::InvalidArgument,
                       "hal.allocator.import: null host pointer for device '",
                       device_.name(), "'");
+  // A device with memory of its own (Vulkan) cannot use host bytes wrapped
+  // as a buffer: refused, so the program uploads them instead (a program's
+  // constants, a global's initial value).
+  if (device_.providesMemory())
+    return makeStatus(StatusCode::Unimplemented, "hal.allocator.import: ",
+                      "device '", device_.name(),
+                      "' does not import host memory");
   FLEET_ASSIGN_OR_RETURN(Ref<Buffer> buffer,
                          createUncommitted(type, usage, byteSize));
   buffer->storage_.store(static_cast<uint8_t *>(hostPointer),

@@ -66,7 +66,9 @@ public:
 
   /// `hal.allocator.import`: wraps caller-owned host memory. `release` runs
   /// when the buffer dies (may be empty). The memory must stay valid until
-  /// then.
+  /// then. Unimplemented on a device that provides its own memory (Vulkan):
+  /// its kernels cannot reach such a buffer, and the program uploads the
+  /// bytes instead.
   StatusOr<Ref<Buffer>> importHostMemory(void *hostPointer, uint64_t byteSize,
                                          MemoryType type, BufferUsage usage,
                                          std::function<void()> release = {});
