@@ -388,10 +388,35 @@ hal::StatusOr<tooling::HostTensor> resultTensor(const host::Value &value) {
   return tensor;
 }
 
+/// With --expected_output, the --output flags that name files
+/// (@file.npy, +file.npy) are still written, the actual results (also when
+/// they do not match: what a failing run produced).
+int writeOutputFiles(const std::vector<host::Value> &results) {
+  if (outputs.size() > results.size())
+    return fail(std::to_string(outputs.size()) + " --output flag(s) for " +
+                std::to_string(results.size()) + " result(s)");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string &target = outputs[i];
+    if (target.empty() || (target[0] != '@' && target[0] != '+'))
+      continue;
+    auto tensor = resultTensor(results[i]);
+    if (!tensor.ok())
+      return fail("result[" + std::to_string(i) +
+                  "]: " + tensor.status().toString());
+    hal::Status status = tooling::writeNpyFile(target.substr(1), *tensor,
+                                               target[0] == '+');
+    if (!status.ok())
+      return fail("--output '" + target + "': " + status.toString());
+  }
+  return 0;
+}
+
 int printResults(const host::Function &function,
                  const std::vector<host::Value> &results) {
   std::cout << "EXEC @" << function.name() << "\n";
   if (!expectedOutputs.empty()) {
+    if (int code = writeOutputFiles(results))
+      return code;
     if (expectedOutputs.size() != results.size())
       return fail("@" + function.qualifiedName() + " returned " +
                   std::to_string(results.size()) + " result(s) but " +
@@ -696,7 +721,8 @@ int main(int argc, char **argv) {
                  "Absolute tolerance of f64 comparisons");
   repeated("--output", outputs,
            "Where result i goes: @file.npy (write), +file.npy (append), '-' "
-           "(print, the default)");
+           "(print, the default); files are written with --expected_output "
+           "too");
   app.add_option("--trace", traceFile,
                  "Write a Chrome/Perfetto trace of the run (JSON)");
   app.add_option("--profile_out", profileFile,

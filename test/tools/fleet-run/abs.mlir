@@ -49,6 +49,10 @@
 // WRITTEN-NEXT: (written to {{.*}}.out.npy)
 // RUN: %python -c "import numpy; a = numpy.load('%t.out.npy'); print(a.dtype, a.shape, a.tolist())" | FileCheck %s --check-prefix=NPY
 // NPY: float32 (4,) [1.0, 2.0, 3.0, 4.0]
+// With --expected_output too, the file still holds the actual result, also
+// when it does not match.
+// RUN: rm -f %t.out2.npy && not fleet-run --module=%t.fleet --device=local-sync --function=abs --input=4xf32=-1,2,-3,4 --expected_output=4xf32=1,2,3,5 --output=@%t.out2.npy | FileCheck %s --check-prefix=FAILED
+// RUN: %python -c "import numpy; a = numpy.load('%t.out2.npy'); print(a.dtype, a.shape, a.tolist())" | FileCheck %s --check-prefix=NPY
 // RUN: %python -c "import numpy; numpy.save('%t.in.npy', numpy.array([[-5, 6], [-7, 8]], dtype=numpy.float32))"
 // RUN: fleet-run --module=%t.fleet --device=local-sync --function=abs2d --input=@%t.in.npy | FileCheck %s --check-prefix=FROMNPY
 // FROMNPY: 2x2xf32=[5 6][7 8]
