@@ -32,6 +32,10 @@ struct ResolveDevicePromisesPass
     ModuleOp module = getOperation();
     DeviceSet devices(module);
     bool failedAny = false;
+    // An undeclared device is reported once per source location, however
+    // many attributes or ops there name it (an entry point and its ABI
+    // wrapper carry the same result affinity).
+    llvm::DenseSet<std::pair<Location, StringRef>> reported;
     auto check = [&](Operation *op, Attribute attr) {
       // Undeclared devices named by promises or affinities are errors.
       attr.walk([&](Attribute nested) {
@@ -43,11 +47,13 @@ struct ResolveDevicePromisesPass
         else
           return;
         if (!devices.lookup(name)) {
+          failedAny = true;
+          if (!reported.insert({op->getLoc(), name}).second)
+            return;
           op->emitError() << "names device @" << name
                           << ", which is not declared (declare a !hal.device "
                              "global or pass --hal-target-device="
                           << name << "=local)";
-          failedAny = true;
         }
       });
     };
