@@ -388,6 +388,21 @@ hal::StatusOr<tooling::HostTensor> resultTensor(const host::Value &value) {
   return tensor;
 }
 
+/// Writes result `i` to the .npy file `target` names (@file.npy writes,
+/// +file.npy appends); 0 or fail()'s exit code.
+int writeOutputFile(const host::Value &value, size_t i,
+                    const std::string &target) {
+  auto tensor = resultTensor(value);
+  if (!tensor.ok())
+    return fail("result[" + std::to_string(i) +
+                "]: " + tensor.status().toString());
+  hal::Status status = tooling::writeNpyFile(target.substr(1), *tensor,
+                                             target[0] == '+');
+  if (!status.ok())
+    return fail("--output '" + target + "': " + status.toString());
+  return 0;
+}
+
 /// With --expected_output, the --output flags that name files
 /// (@file.npy, +file.npy) are still written, the actual results (also when
 /// they do not match: what a failing run produced).
@@ -399,14 +414,8 @@ int writeOutputFiles(const std::vector<host::Value> &results) {
     const std::string &target = outputs[i];
     if (target.empty() || (target[0] != '@' && target[0] != '+'))
       continue;
-    auto tensor = resultTensor(results[i]);
-    if (!tensor.ok())
-      return fail("result[" + std::to_string(i) +
-                  "]: " + tensor.status().toString());
-    hal::Status status = tooling::writeNpyFile(target.substr(1), *tensor,
-                                               target[0] == '+');
-    if (!status.ok())
-      return fail("--output '" + target + "': " + status.toString());
+    if (int code = writeOutputFile(results[i], i, target))
+      return code;
   }
   return 0;
 }
@@ -483,14 +492,8 @@ int printResults(const host::Function &function,
     if (target[0] != '@' && target[0] != '+')
       return fail("--output '" + target +
                   "': expected @file.npy, +file.npy or -");
-    auto tensor = resultTensor(value);
-    if (!tensor.ok())
-      return fail("result[" + std::to_string(i) +
-                  "]: " + tensor.status().toString());
-    hal::Status status = tooling::writeNpyFile(target.substr(1), *tensor,
-                                               target[0] == '+');
-    if (!status.ok())
-      return fail("--output '" + target + "': " + status.toString());
+    if (int code = writeOutputFile(value, i, target))
+      return code;
     if (!value.asBufferView())
       std::cout << "result[" << i << "]: " << typeName(value.type())
                    << "\n";
