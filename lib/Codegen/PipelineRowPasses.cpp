@@ -26,7 +26,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Debug.h"
@@ -39,30 +38,17 @@ namespace fleet::codegen::detail {
 
 namespace {
 
-/// True when `op` and everything nested in it has no memory effects.
-bool isFreeOfMemoryEffects(Operation *op) {
-  bool pure = true;
-  op->walk([&](Operation *nested) {
-    if (!isMemoryEffectFree(nested))
-      pure = false;
-  });
-  return pure;
-}
-
 /// True when `a` and `b` iterate over the same constant range.
 bool sameRange(scf::ForOp a, scf::ForOp b) {
-  auto constant = [](Value v) -> std::optional<int64_t> {
-    APInt value;
-    if (matchPattern(v, m_ConstantInt(&value)))
-      return value.getSExtValue();
-    return std::nullopt;
-  };
-  std::optional<int64_t> la = constant(a.getLowerBound()),
-                         lb = constant(b.getLowerBound()),
-                         ua = constant(a.getUpperBound()),
-                         ub = constant(b.getUpperBound()),
-                         sa = constant(a.getStep()), sb = constant(b.getStep());
-  return la && ua && sa && la == lb && ua == ub && sa == sb;
+  for (auto [x, y] : {std::pair(a.getLowerBound(), b.getLowerBound()),
+                      std::pair(a.getUpperBound(), b.getUpperBound()),
+                      std::pair(a.getStep(), b.getStep())}) {
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (!cx || cx != cy)
+      return false;
+  }
+  return true;
 }
 
 /// Pipelines `rowLoop` when its body is [pre ops] first [reduction ops]
@@ -93,7 +79,7 @@ bool pipeline(scf::ForOp rowLoop) {
   for (Operation &op : body->without_terminator()) {
     if (&op == second.getOperation())
       break;
-    if (!isFreeOfMemoryEffects(&op))
+    if (!isMemoryEffectFree(&op))
       return false;
     head.push_back(&op);
   }

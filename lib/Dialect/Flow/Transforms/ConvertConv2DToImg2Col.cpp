@@ -123,77 +123,63 @@ ConvSizes getSizes(linalg::LinalgOp conv, DenseIntElementsAttr strides,
   return sizes;
 }
 
-/// Replaces `conv` by lhs x rhs into its init viewed as a matrix
-/// (`outputReassociation` collapses the init and expands the product).
-void replaceWithMatmul(RewriterBase &rewriter, linalg::LinalgOp conv,
-                       Value lhs, Value rhs,
-                       ArrayRef<ReassociationIndices> outputReassociation) {
+/// Replaces `conv` by lhs x rhs into `matrixInit`, the product (transposed
+/// back to [N, M] when `transposeBack`) viewed as the convolution's result
+/// with `outputReassociation`.
+void replaceWithMatmul(RewriterBase &rewriter, linalg::LinalgOp conv, Value lhs,
+                       Value rhs, Value matrixInit,
+                       ArrayRef<ReassociationIndices> outputReassociation,
+                       bool transposeBack = false) {
   Location loc = conv.getLoc();
-  Value init = conv.getDpsInits()[0];
-  auto lhsType = cast<RankedTensorType>(lhs.getType());
-  auto rhsType = cast<RankedTensorType>(rhs.getType());
-  auto matrixType = RankedTensorType::get(
-      {lhsType.getDimSize(0), rhsType.getDimSize(1)}, lhsType.getElementType());
-  Value matrixInit =
-      getMatrixInit(rewriter, loc, init, matrixType, outputReassociation);
+  auto matrixType = cast<RankedTensorType>(matrixInit.getType());
+  SmallVector<Operation *> placed;
   auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
                                          ValueRange{lhs, rhs},
                                          ValueRange{matrixInit});
+  placed.push_back(matmul);
+  Value product = matmul.getResult(0);
+  if (transposeBack) {
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, {matrixType.getDimSize(1), matrixType.getDimSize(0)},
+        matrixType.getElementType());
+    auto back = linalg::TransposeOp::create(rewriter, loc, product, empty,
+                                            ArrayRef<int64_t>{1, 0});
+    placed.push_back(back);
+    product = back.getResult()[0];
+  }
   if (Attribute affinity = conv->getAttr("stream.affinity"))
-    matmul->setAttr("stream.affinity", affinity);
-  Value result = tensor::ExpandShapeOp::create(
-      rewriter, loc, init.getType(), matmul.getResult(0), outputReassociation);
+    for (Operation *op : placed)
+      op->setAttr("stream.affinity", affinity);
+  Value result = tensor::ExpandShapeOp::create(rewriter, loc,
+                                               conv.getDpsInits()[0].getType(),
+                                               product, outputReassociation);
   rewriter.replaceOp(conv, result);
 }
 
-/// Replaces the NCHW `conv` by (col x filterT)^T: its init [1, F, OH, OW]
-/// as [OH*OW, F] (a fill refilled, a broadcast of a per-channel bias
-/// broadcast the other way, anything else transposed), the product
-/// transposed back to [F, OH*OW] and viewed as [1, F, OH, OW].
-void replaceWithTransposedMatmul(RewriterBase &rewriter,
-                                 linalg::LinalgOp conv, Value col,
-                                 Value filterT) {
-  Location loc = conv.getLoc();
-  Value init = conv.getDpsInits()[0];
-  auto colType = cast<RankedTensorType>(col.getType());
-  auto filterType = cast<RankedTensorType>(filterT.getType());
-  int64_t positions = colType.getDimSize(0), f = filterType.getDimSize(1);
-  Type f32 = rewriter.getF32Type();
-  auto matrixType = RankedTensorType::get({positions, f}, f32);
-  SmallVector<ReassociationIndices> outputReassociation = {{0, 1}, {2, 3}};
-  Value matrixInit;
+/// The NCHW init [1, F, OH, OW] as the transposed product's [OH*OW, F]: a
+/// fill refilled, a broadcast of a per-channel bias broadcast the other
+/// way, anything else transposed.
+Value getTransposedInit(RewriterBase &rewriter, Location loc, Value init,
+                        RankedTensorType matrixType) {
+  int64_t positions = matrixType.getDimSize(0), f = matrixType.getDimSize(1);
+  Type type = matrixType.getElementType();
   auto broadcast = init.getDefiningOp<linalg::BroadcastOp>();
   if (broadcast && broadcast.getDimensions() == ArrayRef<int64_t>{0, 2, 3}) {
-    Value empty = tensor::EmptyOp::create(rewriter, loc, {positions, f}, f32);
-    matrixInit = linalg::BroadcastOp::create(rewriter, loc,
-                                             broadcast.getInput(), empty,
-                                             ArrayRef<int64_t>{0})
-                     .getResult()[0];
-  } else if (auto fill = init.getDefiningOp<linalg::FillOp>();
-             fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
-    matrixInit = getMatrixInit(rewriter, loc, init, matrixType, {});
-  } else {
-    Value collapsed = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({f, positions}, f32), init,
-        outputReassociation);
-    Value empty = tensor::EmptyOp::create(rewriter, loc, {positions, f}, f32);
-    matrixInit = linalg::TransposeOp::create(rewriter, loc, collapsed, empty,
-                                             ArrayRef<int64_t>{1, 0})
-                     .getResult()[0];
+    Value empty = tensor::EmptyOp::create(rewriter, loc, {positions, f}, type);
+    return linalg::BroadcastOp::create(rewriter, loc, broadcast.getInput(),
+                                       empty, ArrayRef<int64_t>{0})
+        .getResult()[0];
   }
-  auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{matrixType},
-                                         ValueRange{col, filterT},
-                                         ValueRange{matrixInit});
-  Value empty = tensor::EmptyOp::create(rewriter, loc, {f, positions}, f32);
-  auto back = linalg::TransposeOp::create(rewriter, loc, matmul.getResult(0),
-                                          empty, ArrayRef<int64_t>{1, 0});
-  if (Attribute affinity = conv->getAttr("stream.affinity")) {
-    matmul->setAttr("stream.affinity", affinity);
-    back->setAttr("stream.affinity", affinity);
-  }
-  Value result = tensor::ExpandShapeOp::create(
-      rewriter, loc, init.getType(), back.getResult()[0], outputReassociation);
-  rewriter.replaceOp(conv, result);
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return getMatrixInit(rewriter, loc, init, matrixType, {});
+  Value collapsed = tensor::CollapseShapeOp::create(
+      rewriter, loc, RankedTensorType::get({f, positions}, type), init,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  Value empty = tensor::EmptyOp::create(rewriter, loc, {positions, f}, type);
+  return linalg::TransposeOp::create(rewriter, loc, collapsed, empty,
+                                     ArrayRef<int64_t>{1, 0})
+      .getResult()[0];
 }
 
 /// True when `input` of a 1x1 stride-1 convolution is already its window
@@ -298,20 +284,33 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp conv,
   bool byPosition =
       nchw && f % 32 == 0 && !isOwnWindowMatrix(input, sizes, nchw);
   int64_t window = c * kh * kw;
+  Value init = conv.getDpsInits()[0];
+  SmallVector<ReassociationIndices> nchwOutput = {{0, 1}, {2, 3}};
+  // FCHW as [F, C*KH*KW]; HWCF as [KH*KW*C, F] (built after the window
+  // matrix).
+  auto collapseWeights = [&]() -> Value {
+    return nchw ? tensor::CollapseShapeOp::create(
+                      rewriter, loc, RankedTensorType::get({f, window}, f32),
+                      filter, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})
+                : tensor::CollapseShapeOp::create(
+                      rewriter, loc, RankedTensorType::get({window, f}, f32),
+                      filter, ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  };
   if (byPosition) {
     LLVM_DEBUG(llvm::dbgs() << "conv NCHW " << oh << "x" << ow << "x" << f
                             << " (" << kh << "x" << kw << "x" << c
                             << ", stride " << sh << "x" << sw
                             << ") -> (im2col x filter^T)^T\n");
     Value col = createPositionColumns(rewriter, loc, input, sizes);
-    Value weights = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({f, window}, f32), filter,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
     Value empty = tensor::EmptyOp::create(rewriter, loc, {window, f}, f32);
-    Value weightsT = linalg::TransposeOp::create(rewriter, loc, weights, empty,
-                                                 ArrayRef<int64_t>{1, 0})
-                         .getResult()[0];
-    replaceWithTransposedMatmul(rewriter, conv, col, weightsT);
+    Value weightsT =
+        linalg::TransposeOp::create(rewriter, loc, collapseWeights(), empty,
+                                    ArrayRef<int64_t>{1, 0})
+            .getResult()[0];
+    auto matrixType = RankedTensorType::get({oh * ow, f}, f32);
+    replaceWithMatmul(rewriter, conv, col, weightsT,
+                      getTransposedInit(rewriter, loc, init, matrixType),
+                      nchwOutput, /*transposeBack=*/true);
     return success();
   }
   Value columns = createColumns(rewriter, loc, input, sizes, nchw);
@@ -320,19 +319,17 @@ LogicalResult convert(RewriterBase &rewriter, linalg::LinalgOp conv,
                           << c << ", stride " << sh << "x" << sw << ") -> "
                           << (nchw ? "filter x im2col" : "im2col + matmul")
                           << "\n");
-  if (nchw) {
-    Value weights = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({f, window}, f32), filter,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-    replaceWithMatmul(rewriter, conv, weights, columns,
-                      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
-  } else {
-    Value weights = tensor::CollapseShapeOp::create(
-        rewriter, loc, RankedTensorType::get({window, f}, f32), filter,
-        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-    replaceWithMatmul(rewriter, conv, columns, weights,
-                      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
-  }
+  SmallVector<ReassociationIndices> output =
+      nchw ? nchwOutput : SmallVector<ReassociationIndices>{{0, 1, 2}, {3}};
+  Value weights = collapseWeights();
+  Value lhs = nchw ? weights : columns, rhs = nchw ? columns : weights;
+  auto matrixType = RankedTensorType::get(
+      {cast<RankedTensorType>(lhs.getType()).getDimSize(0),
+       cast<RankedTensorType>(rhs.getType()).getDimSize(1)},
+      f32);
+  replaceWithMatmul(rewriter, conv, lhs, rhs,
+                    getMatrixInit(rewriter, loc, init, matrixType, output),
+                    output);
   return success();
 }
 

@@ -332,8 +332,9 @@ int64_t getWindowRowTile(const WindowCopy &window, int64_t tileM) {
 /// The copy's innermost loop is wlo, contiguous in A (and in the input at
 /// stride 1), so it is vectorized along it; with the unit dimension as the
 /// copy's own innermost loop it was a scalar copy.
-Value packWindowCopy(RewriterBase &rewriter, Location loc,
-                     WindowCopy window, int64_t tileM) {
+/// `packedCopy` is set to the copy (for its placement).
+Value packWindowCopy(RewriterBase &rewriter, Location loc, WindowCopy window,
+                     int64_t tileM, Operation *&packedCopy) {
   MLIRContext *context = rewriter.getContext();
   linalg::GenericOp copy = window.copy;
   ArrayRef<int64_t> shape =
@@ -368,6 +369,7 @@ Value packWindowCopy(RewriterBase &rewriter, Location loc,
   int64_t m = 1, k = 1;
   for (int64_t i = 0; i < rank; ++i)
     (i <= w ? m : k) *= shape[i];
+  packedCopy = packed;
   Value matrix = tensor::CollapseShapeOp::create(
       rewriter, loc, RankedTensorType::get({m / tileM, k, tileM}, f32),
       packed.getResult(0),
@@ -598,11 +600,9 @@ struct DataTilingPass
     linalg::PackOp lhsPack;
     if (windowRows) {
       tileM = windowRows;
-      packedLhs = packWindowCopy(rewriter, loc, *window, tileM);
-      Operation *packedCopy = packedLhs.getDefiningOp();
-      while (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(packedCopy))
-        packedCopy = packedCopy->getOperand(0).getDefiningOp();
-      copyPlacement(placement, packedCopy);
+      Operation *packedCopy;
+      packedLhs = packWindowCopy(rewriter, loc, *window, tileM, packedCopy);
+      place(packedCopy);
       LLVM_DEBUG(llvm::dbgs() << "A packed by its window copy, M0 = " << tileM
                               << "\n");
     } else {
@@ -647,18 +647,12 @@ struct DataTilingPass
     }
     auto mmt4d = linalg::Mmt4DOp::create(
         rewriter, loc, TypeRange{accType},
-        ValueRange{packedLhs, packedRhs.getResult()},
-        ValueRange{packedInit});
-    Value dest = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{m, n},
-                                         f32);
-    auto unpack = linalg::UnPackOp::create(
-        rewriter, loc, mmt4d.getResult(0), dest, ArrayRef<int64_t>{0, 1},
-        getAsIndexOpFoldResult(rewriter.getContext(), {tileM, tileN}),
-        ArrayRef<int64_t>{});
+        ValueRange{packedLhs, packedRhs.getResult()}, ValueRange{packedInit});
     place(mmt4d);
     // A product only transposed back (an NCHW convolution computed
     // transposed) is unpacked straight into the transposed layout: one
     // transpose instead of the unpack's and the user's.
+    linalg::UnPackOp unpack;
     linalg::TransposeOp back = getTransposeBack(matmul);
     if (back && m % tileM == 0 && n % tileN == 0) {
       OpBuilder::InsertionGuard guard(rewriter);
@@ -675,10 +669,14 @@ struct DataTilingPass
           ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
       place(collapse, /*affinity=*/false);
       rewriter.eraseOp(matmul);
-      rewriter.eraseOp(unpack);
-      unpack = nullptr;
       LLVM_DEBUG(llvm::dbgs() << "unpacked transposed\n");
     } else {
+      Value dest =
+          tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{m, n}, f32);
+      unpack = linalg::UnPackOp::create(
+          rewriter, loc, mmt4d.getResult(0), dest, ArrayRef<int64_t>{0, 1},
+          getAsIndexOpFoldResult(rewriter.getContext(), {tileM, tileN}),
+          ArrayRef<int64_t>{});
       rewriter.replaceOp(matmul, unpack.getResult());
     }
 
